@@ -1,0 +1,8 @@
+/**
+ * @module
+ * Every `stepwise` command, one factory per file. Add a command by adding its line here.
+ */
+import type { Command } from "commander";
+import { validateCommand } from "./validate.ts";
+
+export const commands: ReadonlyArray<() => Command> = [validateCommand];

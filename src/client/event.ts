@@ -1,0 +1,41 @@
+/**
+ * @module
+ * The call event: one JSON object per gateway call, written by the client (and, in reduced form,
+ * by the companion Worker) and read by the analytics. It never carries a key or a token.
+ */
+
+/** One gateway call, success or failure. Times are epoch milliseconds; `time` is ISO-8601. */
+export interface CallEvent {
+  /** ISO-8601 time the call started. */
+  time: string;
+  /** Unique id of this event (the client's call id). */
+  id: string;
+  gateway: string;
+  route: string;
+  /** `universal` (the client sent the chain) or `dynamic` (compat endpoint, `dynamic/<route>`). */
+  mode: "universal" | "dynamic" | "fetch";
+  /** 0-based index of the route step that served; null when no step served. */
+  step: number | null;
+  /** Provider and model that served (or the last one tried when the call failed). */
+  provider: string | null;
+  model: string | null;
+  /** HTTP status of the final response; 0 for network errors, aborts and timeouts. */
+  status: number;
+  ok: boolean;
+  /** `HIT`, `MISS`, or null when the gateway did not say. */
+  cacheStatus: "HIT" | "MISS" | null;
+  /** Wall time of the whole call, in ms. */
+  latencyMs: number;
+  tokensIn: number | null;
+  tokensOut: number | null;
+  /** USD, from the price table; null when the model has no price. */
+  cost: number | null;
+  /** Stable error code when `ok` is false, e.g. `all_steps_failed`, `timeout`. */
+  errorCode: string | null;
+  /** `cf-aig-log-id` of the response, when the gateway sent one. */
+  logId: string | null;
+  /** Attempts the client made for this call (output-validation retries included). */
+  attempts: number;
+  /** True when the response streamed. */
+  streamed: boolean;
+}

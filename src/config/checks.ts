@@ -1,0 +1,104 @@
+/**
+ * @module
+ * Checks that span several fields of a config, reported with the path of the field to fix.
+ * Field-level rules live in the schema. These run on the raw input too, even when some fields
+ * are invalid, so a user sees every problem in one pass; they skip whatever is not the right
+ * shape (the schema reports that).
+ */
+import type { z } from "zod";
+
+type Issue = { message: string; path: PropertyKey[] };
+type Loose = Record<string, unknown>;
+
+const asObject = (value: unknown): Loose =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Loose) : {};
+const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
+const asString = (value: unknown): string | undefined =>
+  typeof value === "string" ? value : undefined;
+const asNumber = (value: unknown): number | undefined =>
+  typeof value === "number" ? value : undefined;
+
+/** Cross-field problems in a config (parsed or raw); every one, not only the first. */
+export function findConfigProblems(input: unknown): Issue[] {
+  const config = asObject(input);
+  const issues: Issue[] = [];
+  const keyProviders = asArray(asObject(config.keys).providers).map(asString);
+  const workerProviders = new Set(keyProviders);
+
+  keyProviders.forEach((provider, index) => {
+    if (provider !== undefined && keyProviders.indexOf(provider) !== index) {
+      issues.push({
+        path: ["keys", "providers", index],
+        message: `provider "${provider}" is listed twice; remove the duplicate`,
+      });
+    }
+  });
+
+  const seenGateways = new Map<string, number>();
+  asArray(config.gateways).forEach((gatewayValue, gatewayIndex) => {
+    const gateway = asObject(gatewayValue);
+    const id = asString(gateway.id);
+    const earlier = id === undefined ? undefined : seenGateways.get(id);
+    if (id !== undefined && earlier !== undefined) {
+      issues.push({
+        path: ["gateways", gatewayIndex, "id"],
+        message: `gateway id "${id}" is already used by gateways[${earlier}]; gateway ids must be unique`,
+      });
+    } else if (id !== undefined) {
+      seenGateways.set(id, gatewayIndex);
+    }
+    const ruleIds = asArray(gateway.spendLimits).map((rule) => asString(asObject(rule).id));
+    ruleIds.forEach((ruleId, ruleIndex) => {
+      if (ruleId !== undefined && ruleIds.indexOf(ruleId) !== ruleIndex) {
+        issues.push({
+          path: ["gateways", gatewayIndex, "spendLimits", ruleIndex, "id"],
+          message: `spend limit id "${ruleId}" is used twice in this gateway; give each rule its own id`,
+        });
+      }
+    });
+    const byokProviders = new Set(asArray(asObject(gateway.byok).providers).map(asString));
+    for (const [routeName, routeValue] of Object.entries(asObject(gateway.routes))) {
+      const route = Array.isArray(routeValue) ? { steps: routeValue } : asObject(routeValue);
+      const deadlineMs = asNumber(route.deadlineMs);
+      const stepsPath = ["gateways", gatewayIndex, "routes", routeName, "steps"];
+      const seenSteps = new Map<string, number>();
+      asArray(route.steps).forEach((stepValue, stepIndex) => {
+        const step = asObject(stepValue);
+        const provider = asString(step.provider);
+        const model = asString(step.model);
+        const timeoutMs = asNumber(step.timeoutMs);
+        if (provider === undefined) return;
+        const identity = `${provider}/${model}`;
+        const firstIndex = seenSteps.get(identity);
+        if (model !== undefined && firstIndex !== undefined) {
+          issues.push({
+            path: [...stepsPath, stepIndex, "model"],
+            message: `${identity} is already step ${firstIndex} of route "${routeName}"; a fallback to the same provider and model adds nothing, so remove it or give step ${firstIndex} retries`,
+          });
+        } else if (model !== undefined) {
+          seenSteps.set(identity, stepIndex);
+        }
+        if (!workerProviders.has(provider) && !byokProviders.has(provider)) {
+          issues.push({
+            path: [...stepsPath, stepIndex, "provider"],
+            message: `provider "${provider}" has no key: add it to keys.providers (the companion Worker holds it) or to gateways[${gatewayIndex}].byok.providers (the gateway holds it)`,
+          });
+        }
+        if (deadlineMs !== undefined && timeoutMs !== undefined && timeoutMs > deadlineMs) {
+          issues.push({
+            path: [...stepsPath, stepIndex, "timeoutMs"],
+            message: `timeoutMs ${timeoutMs} is longer than the route's deadlineMs ${deadlineMs}; lower the step timeout or raise the deadline`,
+          });
+        }
+      });
+    }
+  });
+  return issues;
+}
+
+/** zod `superRefine` hook: adds every cross-field problem as an issue. */
+export function checkConfig(config: unknown, context: z.RefinementCtx): void {
+  for (const issue of findConfigProblems(config)) {
+    context.addIssue({ code: "custom", message: issue.message, path: issue.path });
+  }
+}

@@ -1,0 +1,16 @@
+/**
+ * @module
+ * The Stepwise config: one zod schema, `parseConfig` for values from anywhere, and `loadConfig`
+ * for `Pulumi.<stack>.yaml` or any YAML/JSON file.
+ */
+export { findConfigProblems } from "./checks.ts";
+export { ConfigError, type ConfigErrorCode, type ConfigIssue, formatPath } from "./errors.ts";
+export {
+  configNamespace,
+  type LoadConfigOptions,
+  type LoadedConfig,
+  loadConfig,
+  parseConfigText,
+} from "./load.ts";
+export { type ParseConfigOptions, parseConfig } from "./parse.ts";
+export * from "./schema.ts";

@@ -1,0 +1,115 @@
+/**
+ * @module
+ * Loading a config from disk (Node only): `Pulumi.<stack>.yaml` (the `stepwise:` namespace; other
+ * namespaces such as `cloudflare:` are ignored) or any YAML or JSON file holding the same keys.
+ */
+import { readFile } from "node:fs/promises";
+import path from "node:path";
+import { isNode, LineCounter, parseDocument } from "yaml";
+import { ConfigError } from "./errors.ts";
+import { parseConfig } from "./parse.ts";
+import type { StepwiseConfig } from "./schema.ts";
+
+/** The Pulumi project name: config keys are `stepwise:<key>`. */
+export const configNamespace = "stepwise";
+
+export interface LoadConfigOptions {
+  /** Stack name: reads `Pulumi.<stack>.yaml` from `cwd`. */
+  readonly stack?: string;
+  /** Any YAML or JSON file, either a Pulumi stack file or a plain config. */
+  readonly file?: string;
+  /** Directory to resolve paths from; defaults to `process.cwd()` at call time. */
+  readonly cwd?: string;
+}
+
+export interface LoadedConfig {
+  readonly config: StepwiseConfig;
+  /** The file it came from, relative to cwd. */
+  readonly source: string;
+}
+
+/**
+ * Reads and validates a config file. Defaults to the `dev` stack.
+ * @throws {ConfigError} when the file is missing, unreadable or invalid.
+ */
+export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
+  const cwd = options.cwd ?? process.cwd();
+  const relative = options.file ?? `Pulumi.${options.stack ?? "dev"}.yaml`;
+  const absolute = path.resolve(cwd, relative);
+  const source = path.relative(cwd, absolute) || relative;
+  let text: string;
+  try {
+    text = await readFile(absolute, "utf8");
+  } catch (error) {
+    const hint = options.file
+      ? "check the --file path"
+      : `create it (see README.md) or pick another stack with --stack, or a file with --file`;
+    throw new ConfigError({
+      code: "config_not_found",
+      source,
+      issues: [
+        {
+          path: "",
+          message: `cannot read ${source}: ${(error as NodeJS.ErrnoException).code ?? error}; ${hint}`,
+        },
+      ],
+      cause: error,
+    });
+  }
+  return { config: parseConfigText(text, source), source };
+}
+
+/** Parses YAML or JSON text (JSON is YAML) and validates the Stepwise part of it. */
+export function parseConfigText(text: string, source: string): StepwiseConfig {
+  const lineCounter = new LineCounter();
+  const document = parseDocument(text, { lineCounter, prettyErrors: true });
+  if (document.errors.length > 0) {
+    throw new ConfigError({
+      code: "config_unreadable",
+      source,
+      issues: document.errors.map((error) => ({
+        path: "",
+        message: `not valid YAML or JSON: ${error.message.split("\n")[0]}`,
+        ...(error.linePos ? { line: error.linePos[0].line } : {}),
+      })),
+    });
+  }
+  const value: unknown = document.toJS();
+  const isStackFile = isStackFileValue(value);
+  const input = isStackFile ? extractNamespace(value.config) : value;
+  const locate = (configPath: readonly PropertyKey[]): number | undefined => {
+    const [first, ...rest] = configPath;
+    const documentPath = isStackFile
+      ? ["config", first === undefined ? undefined : `${configNamespace}:${String(first)}`, ...rest]
+      : [...configPath];
+    for (let length = documentPath.length; length > 0; length--) {
+      const node = document.getIn(
+        documentPath.slice(0, length).filter((key) => key !== undefined),
+        true,
+      );
+      if (isNode(node) && node.range) return lineCounter.linePos(node.range[0]).line;
+    }
+    return undefined;
+  };
+  return parseConfig(input, { source, locate });
+}
+
+function isStackFileValue(value: unknown): value is { config: Record<string, unknown> } {
+  if (typeof value !== "object" || value === null || !("config" in value)) return false;
+  const config = (value as { config: unknown }).config;
+  return (
+    typeof config === "object" &&
+    config !== null &&
+    Object.keys(config).some((key) => key.includes(":"))
+  );
+}
+
+/** `{ "stepwise:gateways": [...], "cloudflare:apiToken": ... }` → `{ gateways: [...] }`. */
+function extractNamespace(config: Record<string, unknown>): Record<string, unknown> {
+  const prefix = `${configNamespace}:`;
+  return Object.fromEntries(
+    Object.entries(config)
+      .filter(([key]) => key.startsWith(prefix))
+      .map(([key, value]) => [key.slice(prefix.length), value]),
+  );
+}
