@@ -195,6 +195,13 @@ export const workerSettingsSchema = z.strictObject({
     .strictObject({ limit: z.int().min(1), windowSeconds: z.int().min(1) })
     .default({ limit: 600, windowSeconds: 60 }),
   cron: z.string().min(9).default("*/15 * * * *"),
+  /** The account's workers.dev subdomain (`<subdomain>.workers.dev`), to report the Worker's URL. */
+  workersDevSubdomain: z
+    .string()
+    .regex(/^[a-z0-9][a-z0-9-]{0,62}$/, {
+      error: "workersDevSubdomain is the part before .workers.dev",
+    })
+    .optional(),
   healthProbe: z
     .strictObject({ enabled: z.boolean().default(false), slowMs: z.int().min(1).default(5_000) })
     .prefault({}),
@@ -219,6 +226,11 @@ export const configShapeSchema = z.strictObject({
   gatewayToken: secretStringSchema.optional(),
   /** Admin token of the companion Worker's rotation API (Pulumi secret). */
   rotateToken: secretStringSchema.optional(),
+  /**
+   * Provider keys for BYOK gateways, stored by Pulumi in Secrets Store (Pulumi secrets:
+   * `pulumi config set --secret --path 'stepwise:byokKeys.anthropic' sk-...`).
+   */
+  byokKeys: z.record(providerSlugSchema, secretStringSchema).optional(),
 });
 
 /** The whole config, with the cross-field checks of `checks.ts`. */
