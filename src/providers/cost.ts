@@ -1,0 +1,45 @@
+/**
+ * @module
+ * Cost accounting from the `stepwise:models` price table.
+ */
+
+import type { TokenUsage } from "./types.ts";
+
+/** USD per million tokens for one model. */
+export interface ModelPrice {
+  readonly input: number;
+  readonly output: number;
+}
+
+/** Prices keyed `"<provider>/<model>"`, e.g. `"openai/gpt-4o-mini"`. */
+export type PriceTable = Readonly<Record<string, ModelPrice>>;
+
+/** A dated snapshot suffix: `-2024-07-18` (OpenAI) or `-20250929` (Anthropic). */
+const snapshotSuffix = /-(?:\d{4}-\d{2}-\d{2}|\d{8})$/;
+
+/**
+ * The cost in USD of one call, or `undefined` when the table has no price for the model.
+ *
+ * Providers answer with dated snapshot names (`claude-sonnet-4-5-20250929`) where the config
+ * names the alias (`claude-sonnet-4-5`); when the exact name has no price, the name without its
+ * date suffix is tried.
+ * @example
+ * computeCost({ "openai/gpt-4o-mini": { input: 0.15, output: 0.6 } }, "openai", "gpt-4o-mini",
+ *   { tokensIn: 1000, tokensOut: 500 }); // 0.00045
+ */
+export function computeCost(
+  prices: PriceTable,
+  provider: string,
+  model: string,
+  usage: TokenUsage,
+): number | undefined {
+  const price =
+    priceOf(prices, `${provider}/${model}`) ??
+    priceOf(prices, `${provider}/${model.replace(snapshotSuffix, "")}`);
+  if (price === undefined) return undefined;
+  return (usage.tokensIn * price.input + usage.tokensOut * price.output) / 1_000_000;
+}
+
+function priceOf(prices: PriceTable, key: string): ModelPrice | undefined {
+  return Object.hasOwn(prices, key) ? prices[key] : undefined;
+}
