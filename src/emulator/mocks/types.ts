@@ -61,6 +61,8 @@ export interface MockAttempt {
   readonly stream: boolean;
   /** Status sent, or 0 when the connection was reset / never answered. */
   readonly status: number;
+  /** Epoch ms by the mock's clock when the status line and headers went out; absent until then. */
+  readonly respondedAt?: number;
   /** The fault applied, if any. */
   readonly fault: FaultKind | null;
   /** `valid`, `missing`, `wrong` or `revoked` key. */
