@@ -73,6 +73,7 @@ export const anthropicProvider: ProviderAdapter = {
   format: "anthropic",
   upstreamBaseUrl: "https://api.anthropic.com/",
   endpoint: () => "v1/messages",
+  defaultHeaders: { "anthropic-version": anthropicVersion },
   authHeaders: (key) => ({ "x-api-key": key, "anthropic-version": anthropicVersion }),
   requestBody,
   parseResponse,
