@@ -1,0 +1,311 @@
+/**
+ * @module
+ * Generates realistic `CallEvent` JSON lines for tests and benchmarks, deterministically from a
+ * seed. Traffic follows the routes and prices of `Pulumi.dev.yaml` and a scripted day: a healthy
+ * period, a primary outage on chat-prod/default (5xx and timeouts, served by fallbacks), a 429
+ * storm on groq (route `fast`), a revoked openai key on batch-dev/summarise (401, served by
+ * deepseek), and recovery; plus client errors (400), caching and streaming.
+ *
+ * Usage:
+ *   npx tsx scripts/generate-events.ts --count 1000000 --out events.jsonl [--seed 1]
+ *     [--start 2026-05-01T00:00:00Z] [--span 1d] [--malformed-every 0]
+ */
+
+import { once } from "node:events";
+import { createWriteStream } from "node:fs";
+import { parseArgs } from "node:util";
+import type { CallEvent } from "../src/client/event.ts";
+
+export interface GenerateEventsOptions {
+  /** Number of events. */
+  readonly count: number;
+  /** PRNG seed (default 1). */
+  readonly seed?: number;
+  /** Time of the first event, epoch ms (default 2026-05-01T00:00:00Z). */
+  readonly start?: number;
+  /** Time the events spread over, ms (default one day). */
+  readonly spanMs?: number;
+}
+
+interface Step {
+  provider: string;
+  model: string;
+  timeoutMs: number;
+  medianMs: number;
+}
+
+interface Route {
+  gateway: string;
+  route: string;
+  weight: number;
+  cache: boolean;
+  steps: Step[];
+}
+
+const step = (provider: string, model: string, timeoutMs: number, medianMs: number): Step => ({
+  provider,
+  model,
+  timeoutMs,
+  medianMs,
+});
+
+/** The routes of Pulumi.dev.yaml with a traffic weight and typical latencies. */
+export const demoRoutes: readonly Route[] = [
+  {
+    gateway: "chat-prod",
+    route: "default",
+    weight: 0.5,
+    cache: true,
+    steps: [
+      step("anthropic", "claude-sonnet-4-5", 15_000, 900),
+      step("openai", "gpt-4o-mini", 10_000, 450),
+      step("workers-ai", "@cf/meta/llama-3.1-8b-instruct", 5_000, 300),
+    ],
+  },
+  {
+    gateway: "chat-prod",
+    route: "fast",
+    weight: 0.25,
+    cache: true,
+    steps: [
+      step("groq", "llama-3.1-8b-instant", 3_000, 140),
+      step("openai", "gpt-4o-mini", 5_000, 450),
+    ],
+  },
+  {
+    gateway: "chat-prod",
+    route: "long-context",
+    weight: 0.1,
+    cache: true,
+    steps: [
+      step("google-ai-studio", "gemini-2.5-flash", 20_000, 1_400),
+      step("anthropic", "claude-sonnet-4-5", 20_000, 1_800),
+      step("openai", "gpt-4o", 20_000, 1_600),
+      step("mistral", "mistral-large-latest", 20_000, 1_500),
+    ],
+  },
+  {
+    gateway: "batch-dev",
+    route: "summarise",
+    weight: 0.15,
+    cache: true,
+    steps: [
+      step("openai", "gpt-4o-mini", 20_000, 700),
+      step("deepseek", "deepseek-chat", 20_000, 1_100),
+    ],
+  },
+];
+
+/** USD per million tokens, from Pulumi.dev.yaml. */
+const prices: Record<string, { input: number; output: number }> = {
+  "anthropic/claude-sonnet-4-5": { input: 3, output: 15 },
+  "openai/gpt-4o-mini": { input: 0.15, output: 0.6 },
+  "openai/gpt-4o": { input: 2.5, output: 10 },
+  "workers-ai/@cf/meta/llama-3.1-8b-instruct": { input: 0.28, output: 0.83 },
+  "groq/llama-3.1-8b-instant": { input: 0.05, output: 0.08 },
+  "google-ai-studio/gemini-2.5-flash": { input: 0.3, output: 2.5 },
+  "mistral/mistral-large-latest": { input: 2, output: 6 },
+  "deepseek/deepseek-chat": { input: 0.27, output: 1.1 },
+};
+
+type Failure = { status: number; code: string; latencyMs: number };
+
+/** Small, fast, seedable PRNG (mulberry32). */
+export function createRandom(seed: number): () => number {
+  let state = seed >>> 0;
+  return () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
+  };
+}
+
+/** Yields `count` events in time order. */
+export function* generateEvents(options: GenerateEventsOptions): Generator<CallEvent> {
+  const random = createRandom(options.seed ?? 1);
+  const start = options.start ?? Date.parse("2026-05-01T00:00:00Z");
+  const span = options.spanMs ?? 86_400_000;
+  const gap = span / Math.max(1, options.count);
+  const logNormal = (median: number, sigma: number) => {
+    const u = Math.max(1e-12, random());
+    const v = random();
+    return median * Math.exp(sigma * Math.sqrt(-2 * Math.log(u)) * Math.cos(2 * Math.PI * v));
+  };
+  for (let index = 0; index < options.count; index += 1) {
+    const phase = index / Math.max(1, options.count);
+    const route = pickRoute(random());
+    const time = new Date(start + Math.floor(index * gap + random() * gap)).toISOString();
+    let latency = 0;
+    let served: number | null = null;
+    let last: Failure | null = null;
+    let attempts = 0;
+    const badRequest = random() < 0.003;
+    const cached = route.cache && !badRequest && random() < 0.08;
+    for (const [position, candidate] of route.steps.entries()) {
+      attempts += 1;
+      const failure = badRequest ? null : stepFailure(route, position, phase, random, candidate);
+      if (failure) {
+        latency += failure.latencyMs;
+        last = failure;
+        continue;
+      }
+      served = position;
+      latency += cached ? logNormal(18, 0.4) : logNormal(candidate.medianMs, 0.55);
+      break;
+    }
+    const chosen = route.steps[served ?? route.steps.length - 1] ?? route.steps[0];
+    const ok = served !== null && !badRequest;
+    const tokensIn = ok || badRequest ? Math.round(logNormal(600, 0.7)) : null;
+    const tokensOut = ok ? Math.round(logNormal(250, 0.8)) : null;
+    const price = chosen ? prices[`${chosen.provider}/${chosen.model}`] : undefined;
+    const cost =
+      ok && price && tokensIn !== null && tokensOut !== null
+        ? cached
+          ? 0
+          : (tokensIn * price.input + tokensOut * price.output) / 1_000_000
+        : null;
+    const cacheRoll = random();
+    yield {
+      time,
+      id: `evt-${options.seed ?? 1}-${index}`,
+      gateway: route.gateway,
+      route: route.route,
+      mode: random() < 0.8 ? "universal" : "dynamic",
+      step: badRequest ? 0 : served,
+      provider: chosen?.provider ?? null,
+      model: chosen?.model ?? null,
+      status: badRequest ? 400 : ok ? 200 : (last?.status ?? 0),
+      ok,
+      cacheStatus: cacheRoll < 0.05 ? null : cached ? "HIT" : "MISS",
+      latencyMs: Math.round(latency * 10) / 10,
+      tokensIn,
+      tokensOut,
+      cost,
+      errorCode: badRequest ? "bad_request" : ok ? null : "all_steps_failed",
+      logId: ok
+        ? `01J${Math.floor(random() * 36 ** 10)
+            .toString(36)
+            .toUpperCase()
+            .padStart(10, "0")}`
+        : null,
+      attempts,
+      streamed: random() < 0.3,
+    };
+  }
+}
+
+function pickRoute(roll: number): Route {
+  let sum = 0;
+  for (const route of demoRoutes) {
+    sum += route.weight;
+    if (roll < sum) return route;
+  }
+  return demoRoutes[0] as Route;
+}
+
+/** Whether step `position` of `route` fails at this point of the scripted day, and how. */
+function stepFailure(
+  route: Route,
+  position: number,
+  phase: number,
+  random: () => number,
+  candidate: Step,
+): Failure | null {
+  let failRate = 0.01;
+  let failure: Failure = { status: 502, code: "upstream_error", latencyMs: 80 + random() * 200 };
+  if (route.route === "default" && position === 0 && phase >= 0.4 && phase < 0.55) {
+    failRate = 0.85;
+    if (random() < 0.3) failure = { status: 0, code: "timeout", latencyMs: candidate.timeoutMs };
+    else failure = { status: 503, code: "upstream_error", latencyMs: 40 + random() * 100 };
+  }
+  if (route.route === "fast" && position === 0 && phase >= 0.55 && phase < 0.65) {
+    failRate = 0.6;
+    failure = { status: 429, code: "rate_limited", latencyMs: 20 + random() * 30 };
+  }
+  if (route.route === "summarise" && position === 0 && phase >= 0.65 && phase < 0.75) {
+    failRate = 1;
+    failure = { status: 401, code: "unauthorized", latencyMs: 30 + random() * 30 };
+  }
+  return random() < failRate ? failure : null;
+}
+
+/** Yields JSON lines; every `malformedEvery`-th line (if > 0) is broken in one of a few ways. */
+export function* generateEventLines(
+  options: GenerateEventsOptions & { readonly malformedEvery?: number },
+): Generator<string> {
+  let index = 0;
+  for (const event of generateEvents(options)) {
+    index += 1;
+    const every = options.malformedEvery ?? 0;
+    if (every > 0 && index % every === 0) {
+      const kind = (index / every) % 3;
+      const text = JSON.stringify(event);
+      if (kind === 0) yield text.slice(0, Math.floor(text.length / 2));
+      else if (kind === 1) yield JSON.stringify({ ...event, latencyMs: "slow" });
+      else yield JSON.stringify({ ...event, gateway: undefined });
+      continue;
+    }
+    yield JSON.stringify(event);
+  }
+}
+
+/** Writes the lines to `path`, respecting back-pressure. */
+export async function writeEventLines(path: string, lines: Iterable<string>): Promise<void> {
+  const stream = createWriteStream(path, { encoding: "utf8" });
+  let chunk: string[] = [];
+  for (const line of lines) {
+    chunk.push(line);
+    if (chunk.length === 1000) {
+      if (!stream.write(`${chunk.join("\n")}\n`)) await once(stream, "drain");
+      chunk = [];
+    }
+  }
+  if (chunk.length > 0) stream.write(`${chunk.join("\n")}\n`);
+  stream.end();
+  await once(stream, "finish");
+}
+
+async function main(argv: string[]): Promise<void> {
+  const { values } = parseArgs({
+    args: argv,
+    options: {
+      count: { type: "string", default: "100000" },
+      out: { type: "string" },
+      seed: { type: "string", default: "1" },
+      start: { type: "string", default: "2026-05-01T00:00:00Z" },
+      span: { type: "string", default: "1d" },
+      "malformed-every": { type: "string", default: "0" },
+    },
+  });
+  const count = Number(values.count);
+  const start = Date.parse(values.start);
+  const spanMatch = /^(\d+)(m|h|d)$/.exec(values.span);
+  const unit = { m: 60_000, h: 3_600_000, d: 86_400_000 }[
+    (spanMatch?.[2] ?? "d") as "m" | "h" | "d"
+  ];
+  if (!values.out || !Number.isInteger(count) || count < 0 || Number.isNaN(start) || !spanMatch) {
+    console.error(
+      "Usage: npx tsx scripts/generate-events.ts --count <n> --out <file> [--seed 1] [--start ISO] [--span 1d] [--malformed-every 0]",
+    );
+    process.exitCode = 1;
+    return;
+  }
+  const began = performance.now();
+  await writeEventLines(
+    values.out,
+    generateEventLines({
+      count,
+      seed: Number(values.seed),
+      start,
+      spanMs: Number(spanMatch[1]) * unit,
+      malformedEvery: Number(values["malformed-every"]),
+    }),
+  );
+  console.error(
+    `wrote ${count} events to ${values.out} in ${((performance.now() - began) / 1000).toFixed(1)} s`,
+  );
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) await main(process.argv.slice(2));

@@ -1,0 +1,144 @@
+/**
+ * @module
+ * The figures of one group of calls and the accumulator that builds them in one pass.
+ *
+ * Definitions (every renderer, threshold and test uses these):
+ * - **calls**: events in the group. **share**: calls / calls of the enclosing scope (the whole
+ *   window for a row, the time bucket for a row inside a bucket).
+ * - **success rate**: calls with `ok` / calls.
+ * - **availability**: calls *answered* / calls made. A call is answered when it succeeded or got
+ *   a definitive answer that is not a service failure: a status 200–499 other than 408 and 429.
+ *   Network errors and timeouts (status 0), 408, 429 and 5xx count against availability; a 400
+ *   (the caller's own mistake) does not, though it is not a success either.
+ * - **fallback rate**: calls served by step ≥ 1 / calls.
+ * - **steps**: calls per serving step (`"0"`, `"1"`, … and `"none"` when no step served).
+ * - **latency p50/p95/p99**: nearest-rank quantiles of `latencyMs` over all calls of the group,
+ *   exact up to 1,024 calls and within ±1 % above (see `latency-sketch.ts`).
+ * - **tokens in/out, cost**: sums (unknown values count as 0).
+ * - **cache hit rate**: `HIT` / calls whose cache status is known (`HIT` or `MISS`); null when
+ *   the gateway reported none.
+ * Rates are fractions in [0, 1]; a rate over zero calls is null.
+ */
+import type { CallEvent } from "../client/event.ts";
+import { LatencySketch } from "./latency-sketch.ts";
+
+/** Every figure of one group. */
+export interface Figures {
+  calls: number;
+  share: number | null;
+  ok: number;
+  successRate: number | null;
+  answered: number;
+  availability: number | null;
+  fallbacks: number;
+  fallbackRate: number | null;
+  /** Calls per serving step: `"0"`, `"1"`, …, `"none"`. */
+  steps: Record<string, number>;
+  p50LatencyMs: number | null;
+  p95LatencyMs: number | null;
+  p99LatencyMs: number | null;
+  /** True when the latency quantiles are exact (≤ 1,024 calls). */
+  latencyExact: boolean;
+  tokensIn: number;
+  tokensOut: number;
+  cost: number;
+  cacheHits: number;
+  cacheLookups: number;
+  cacheHitRate: number | null;
+}
+
+/** True when the call got a definitive answer that is not a service failure (see module doc). */
+export function isAnswered(event: Pick<CallEvent, "ok" | "status">): boolean {
+  if (event.ok) return true;
+  return event.status >= 200 && event.status < 500 && event.status !== 408 && event.status !== 429;
+}
+
+/** The step key of an event in `Figures.steps`. */
+export function stepKey(step: number | null): string {
+  return step === null ? "none" : String(step);
+}
+
+/** Streaming accumulator of one group's figures; memory is bounded whatever the call count. */
+export class GroupStats {
+  calls = 0;
+  ok = 0;
+  answered = 0;
+  fallbacks = 0;
+  tokensIn = 0;
+  tokensOut = 0;
+  cost = 0;
+  cacheHits = 0;
+  cacheLookups = 0;
+  readonly steps = new Map<string, number>();
+  readonly latency = new LatencySketch();
+
+  add(event: CallEvent): void {
+    this.calls += 1;
+    if (event.ok) this.ok += 1;
+    if (isAnswered(event)) this.answered += 1;
+    if (event.step !== null && event.step >= 1) this.fallbacks += 1;
+    const step = stepKey(event.step);
+    this.steps.set(step, (this.steps.get(step) ?? 0) + 1);
+    this.latency.add(event.latencyMs);
+    this.tokensIn += event.tokensIn ?? 0;
+    this.tokensOut += event.tokensOut ?? 0;
+    this.cost += event.cost ?? 0;
+    if (event.cacheStatus !== null) {
+      this.cacheLookups += 1;
+      if (event.cacheStatus === "HIT") this.cacheHits += 1;
+    }
+  }
+
+  merge(other: GroupStats): void {
+    this.calls += other.calls;
+    this.ok += other.ok;
+    this.answered += other.answered;
+    this.fallbacks += other.fallbacks;
+    this.tokensIn += other.tokensIn;
+    this.tokensOut += other.tokensOut;
+    this.cost += other.cost;
+    this.cacheHits += other.cacheHits;
+    this.cacheLookups += other.cacheLookups;
+    for (const [step, count] of other.steps) {
+      this.steps.set(step, (this.steps.get(step) ?? 0) + count);
+    }
+    this.latency.merge(other.latency);
+  }
+
+  /** The figures, with `share` relative to `scopeCalls`. */
+  figures(scopeCalls: number): Figures {
+    const rate = (part: number, whole: number): number | null => (whole > 0 ? part / whole : null);
+    const steps = Object.fromEntries(
+      [...this.steps.entries()].sort(([a], [b]) => compareStepKeys(a, b)),
+    );
+    return {
+      calls: this.calls,
+      share: rate(this.calls, scopeCalls),
+      ok: this.ok,
+      successRate: rate(this.ok, this.calls),
+      answered: this.answered,
+      availability: rate(this.answered, this.calls),
+      fallbacks: this.fallbacks,
+      fallbackRate: rate(this.fallbacks, this.calls),
+      steps,
+      p50LatencyMs: this.latency.quantile(0.5),
+      p95LatencyMs: this.latency.quantile(0.95),
+      p99LatencyMs: this.latency.quantile(0.99),
+      latencyExact: this.latency.exact,
+      tokensIn: this.tokensIn,
+      tokensOut: this.tokensOut,
+      cost: this.cost,
+      cacheHits: this.cacheHits,
+      cacheLookups: this.cacheLookups,
+      cacheHitRate: rate(this.cacheHits, this.cacheLookups),
+    };
+  }
+}
+
+/** Orders step keys 0, 1, 2, …, none. */
+export function compareStepKeys(a: string, b: string): number {
+  if (a === b) return 0;
+  if (a === "none") return 1;
+  if (b === "none") return -1;
+  return Number(a) - Number(b);
+}

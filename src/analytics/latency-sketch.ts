@@ -1,0 +1,105 @@
+/**
+ * @module
+ * A bounded-memory latency distribution for p50/p95/p99.
+ *
+ * Up to {@link exactSampleLimit} samples it keeps every value and its quantiles are exact. Past
+ * that it switches, once and for good, to a log-bucket histogram (the DDSketch idea): a value
+ * `x` goes to bucket `ceil(log_γ x)` with `γ = (1 + α) / (1 − α)` and `α` =
+ * {@link relativeAccuracy} (1 %), and a bucket reports `2γ^i / (γ + 1)`. Every quantile it
+ * returns is then within ±1 % (relative) of the exact nearest-rank quantile. Values below
+ * 0.001 ms count as 0. Latencies from 1 µs to 28 hours fit in at most ~2,100 buckets, so memory
+ * per sketch is bounded whatever the number of events.
+ *
+ * Quantile definition (both modes): nearest rank — the smallest sample `v` such that at least
+ * `q · n` samples are ≤ `v`.
+ */
+
+/** Samples kept exactly before the sketch switches to buckets. */
+export const exactSampleLimit = 1024;
+/** Relative error bound of quantiles once bucketed. */
+export const relativeAccuracy = 0.01;
+
+const gamma = (1 + relativeAccuracy) / (1 - relativeAccuracy);
+const logGamma = Math.log(gamma);
+const smallestBucketed = 0.001;
+
+/** Mergeable latency distribution: exact when small, ±1 % relative error when large. */
+export class LatencySketch {
+  #samples: number[] | null = [];
+  #buckets: Map<number, number> | null = null;
+  #zeros = 0;
+  #count = 0;
+
+  /** Number of values added. */
+  get count(): number {
+    return this.#count;
+  }
+
+  /** True while every sample is kept (quantiles are exact). */
+  get exact(): boolean {
+    return this.#samples !== null;
+  }
+
+  add(value: number): void {
+    this.#count += 1;
+    if (this.#samples !== null) {
+      this.#samples.push(value);
+      if (this.#samples.length > exactSampleLimit) this.#toBuckets();
+      return;
+    }
+    this.#addToBucket(value, 1);
+  }
+
+  /** Adds every value of `other` to this sketch (`other` is left unchanged). */
+  merge(other: LatencySketch): void {
+    if (other.#count === 0) return;
+    if (this.#samples !== null && other.#samples !== null) {
+      for (const value of other.#samples) this.add(value);
+      return;
+    }
+    if (this.#samples !== null) this.#toBuckets();
+    this.#count += other.#count;
+    if (other.#samples !== null) {
+      for (const value of other.#samples) this.#addToBucket(value, 1);
+      return;
+    }
+    this.#zeros += other.#zeros;
+    for (const [index, count] of other.#buckets ?? []) {
+      this.#buckets?.set(index, (this.#buckets.get(index) ?? 0) + count);
+    }
+  }
+
+  /** Nearest-rank quantile for `q` in [0, 1]; null when empty. */
+  quantile(q: number): number | null {
+    if (this.#count === 0) return null;
+    const rank = Math.max(1, Math.ceil(q * this.#count));
+    if (this.#samples !== null) {
+      const sorted = Float64Array.from(this.#samples).sort();
+      return sorted[rank - 1] ?? null;
+    }
+    if (rank <= this.#zeros) return 0;
+    let seen = this.#zeros;
+    const indexes = [...(this.#buckets ?? new Map<number, number>()).keys()].sort((a, b) => a - b);
+    for (const index of indexes) {
+      seen += this.#buckets?.get(index) ?? 0;
+      if (seen >= rank) return (2 * gamma ** index) / (gamma + 1);
+    }
+    return null;
+  }
+
+  #toBuckets(): void {
+    const samples = this.#samples ?? [];
+    this.#samples = null;
+    this.#buckets = new Map();
+    for (const value of samples) this.#addToBucket(value, 1);
+  }
+
+  #addToBucket(value: number, count: number): void {
+    if (value < smallestBucketed) {
+      this.#zeros += count;
+      return;
+    }
+    const index = Math.ceil(Math.log(value) / logGamma);
+    this.#buckets?.set(index, (this.#buckets.get(index) ?? 0) + count);
+  }
+}
