@@ -1,0 +1,236 @@
+/**
+ * @module
+ * A workerd test harness for the companion Worker: a fresh Worker per test with an injected
+ * clock, a fake gateway (an injected `fetch` that records every request and checks provider keys
+ * the way the real gateway's upstreams would), a recording Analytics Engine dataset and logger,
+ * and a transcript of every response, so tests can scan everything for leaked keys.
+ */
+/// <reference types="@cloudflare/vitest-pool-workers/types" />
+import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
+import { type AnalyticsDataPoint, createWorker, type WorkerEnv } from "../../src/worker/index.ts";
+
+export const accountId = "0123456789abcdef0123456789abcdef";
+export const adminToken = "test-admin-token-0123456789";
+export const gatewayToken = "test-gateway-token-abcdef";
+export const gatewayUrl = "https://gateway.test";
+
+/** A config with two gateways; `batch` holds its groq key in the gateway (BYOK). */
+export function testConfig(overrides: Record<string, unknown> = {}): Record<string, unknown> {
+  return {
+    accountId,
+    gateways: [
+      {
+        id: "chat",
+        routes: {
+          default: [
+            { provider: "anthropic", model: "claude-sonnet-4-5" },
+            { provider: "openai", model: "gpt-4o-mini" },
+          ],
+        },
+      },
+      {
+        id: "batch",
+        byok: { providers: ["groq"] },
+        routes: { fast: [{ provider: "groq", model: "llama-3.1-8b-instant" }] },
+      },
+    ],
+    keys: {
+      providers: ["anthropic", "openai", "google-ai-studio"],
+      maxAgeDays: 90,
+      historyHours: 1,
+      graceSeconds: 60,
+    },
+    worker: {
+      appRateLimit: { limit: 100, windowSeconds: 60 },
+      healthProbe: { enabled: true, slowMs: 1000 },
+    },
+    ...overrides,
+  };
+}
+
+/** One request the fake gateway received. */
+export interface GatewayCall {
+  readonly url: string;
+  readonly method: string;
+  readonly headers: Record<string, string>;
+  readonly body: string;
+}
+
+/** How the fake gateway answers; `defaultGateway` by default. */
+export type GatewayBehaviour = (
+  call: GatewayCall,
+  validKeys: Map<string, Set<string>>,
+) => Response | Promise<Response>;
+
+/** Provider credential carried by a header set, in the provider's own form. */
+export function credentialOf(
+  provider: string,
+  headers: Record<string, string>,
+): string | undefined {
+  if (provider === "anthropic") return headers["x-api-key"];
+  if (provider === "google-ai-studio") return headers["x-goog-api-key"];
+  return headers.authorization?.replace(/^Bearer /, "");
+}
+
+/**
+ * Acts like AI Gateway in front of providers that accept only `validKeys`: the universal endpoint
+ * serves from the first step whose key is valid (`cf-aig-step`), else answers 401 from the last.
+ */
+export const defaultGateway: GatewayBehaviour = (call, validKeys) => {
+  const path = new URL(call.url).pathname.split("/").filter(Boolean);
+  const accepts = (provider: string, key: string | undefined) =>
+    key !== undefined && (validKeys.get(provider)?.has(key) ?? false);
+  if (path.length === 3) {
+    const steps = JSON.parse(call.body) as { provider: string; headers: Record<string, string> }[];
+    const served = steps.findIndex((step) =>
+      accepts(step.provider, credentialOf(step.provider, step.headers)),
+    );
+    const index = served === -1 ? steps.length - 1 : served;
+    return new Response(JSON.stringify({ ok: served !== -1, provider: steps[index]?.provider }), {
+      status: served === -1 ? 401 : 200,
+      headers: {
+        "content-type": "application/json",
+        "cf-aig-step": String(index),
+        "cf-aig-log-id": "log-1",
+        "cf-aig-cache-status": "MISS",
+      },
+    });
+  }
+  if (path[3] === "compat") {
+    const model = (JSON.parse(call.body) as { model: string }).model;
+    const provider = model.split("/")[0]!;
+    const ok = accepts(provider, call.headers.authorization?.replace(/^Bearer /, ""));
+    return new Response(JSON.stringify({ ok }), {
+      status: ok ? 200 : 401,
+      headers: {
+        "content-type": "application/json",
+        "cf-aig-provider": provider,
+        "cf-aig-model": model.slice(provider.length + 1),
+      },
+    });
+  }
+  const provider = path[3]!;
+  const ok = accepts(provider, credentialOf(provider, call.headers));
+  return new Response(JSON.stringify({ ok }), {
+    status: ok ? 200 : 401,
+    headers: { "content-type": "application/json", "cf-aig-step": "0" },
+  });
+};
+
+/** Options for {@link createHarness}. */
+export interface HarnessOptions {
+  readonly config?: Record<string, unknown>;
+  readonly startAt?: number;
+  readonly gateway?: GatewayBehaviour;
+  readonly envOverrides?: Partial<WorkerEnv>;
+  readonly generateId?: () => string;
+}
+
+/** A Worker under test with everything it touched recorded. */
+export function createHarness(options: HarnessOptions = {}) {
+  let clock = options.startAt ?? Date.parse("2026-03-01T12:00:00Z");
+  const gatewayCalls: GatewayCall[] = [];
+  const validKeys = new Map<string, Set<string>>();
+  const events: AnalyticsDataPoint[] = [];
+  const logs: string[] = [];
+  const transcript: string[] = [];
+  let behaviour = options.gateway ?? defaultGateway;
+  const record = (level: string) => (message: string) => {
+    logs.push(`${level}: ${message}`);
+  };
+  const worker = createWorker({
+    now: () => clock,
+    ...(options.generateId === undefined ? {} : { generateId: options.generateId }),
+    logger: { info: record("info"), warn: record("warn"), error: record("error") },
+    fetch: async (input, init) => {
+      const request = new Request(input, init);
+      const call: GatewayCall = {
+        url: request.url,
+        method: request.method,
+        headers: Object.fromEntries(request.headers),
+        body: request.body === null ? "" : await request.text(),
+      };
+      gatewayCalls.push(call);
+      return behaviour(call, validKeys);
+    },
+  });
+  const workerEnv: WorkerEnv = {
+    KEYS: env.KEYS as WorkerEnv["KEYS"],
+    ROTATE_TOKEN: adminToken,
+    GATEWAY_TOKEN: gatewayToken,
+    GATEWAY_URL: gatewayUrl,
+    STEPWISE_CONFIG: JSON.stringify(options.config ?? testConfig()),
+    EVENTS: { writeDataPoint: (point) => void events.push(point) },
+    ...options.envOverrides,
+  };
+
+  /** Sends a request to the Worker and records the response (status, headers, body). */
+  async function call(
+    method: string,
+    path: string,
+    init: { token?: string | null; body?: unknown; headers?: Record<string, string> } = {},
+    // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies field by field
+  ): Promise<{ status: number; headers: Headers; text: string; json: () => any }> {
+    const headers = new Headers(init.headers);
+    if (init.token !== null) headers.set("authorization", `Bearer ${init.token ?? adminToken}`);
+    let body: string | undefined;
+    if (init.body !== undefined) {
+      body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
+      if (!headers.has("content-type")) headers.set("content-type", "application/json");
+    }
+    const execution = createExecutionContext();
+    const response = await worker.fetch(
+      new Request(`https://worker.test${path}`, { method, headers, body }),
+      workerEnv,
+      execution,
+    );
+    const text = await response.text();
+    await waitOnExecutionContext(execution);
+    transcript.push(`${response.status} ${JSON.stringify([...response.headers])} ${text}`);
+    return {
+      status: response.status,
+      headers: response.headers,
+      text,
+      json: () => JSON.parse(text),
+    };
+  }
+
+  return {
+    worker,
+    env: workerEnv,
+    gatewayCalls,
+    events,
+    logs,
+    transcript,
+    call,
+    /** Rotates a key through the admin API and returns the new version's metadata. */
+    async rotate(provider: string, key: string, extra: Record<string, unknown> = {}) {
+      const response = await call("PUT", `/keys/${provider}`, { body: { key, ...extra } });
+      if (response.status !== 201)
+        throw new Error(`rotate failed: ${response.status} ${response.text}`);
+      return response.json();
+    },
+    /** Creates an app and returns its token. */
+    async createApp(name = "checkout", rateLimit?: { limit: number; windowSeconds: number }) {
+      const response = await call("POST", "/app-tokens", {
+        body: rateLimit ? { name, rateLimit } : { name },
+      });
+      if (response.status !== 201)
+        throw new Error(`create app failed: ${response.status} ${response.text}`);
+      return response.json() as { id: string; token: string; name: string };
+    },
+    /** Makes the fake providers accept exactly these keys for a provider. */
+    acceptKeys(provider: string, ...keys: string[]) {
+      validKeys.set(provider, new Set(keys));
+    },
+    setGateway(next: GatewayBehaviour) {
+      behaviour = next;
+    },
+    advance(ms: number) {
+      clock += ms;
+    },
+    now: () => clock,
+  };
+}
+
+export type Harness = ReturnType<typeof createHarness>;
