@@ -27,8 +27,10 @@ describe("aggregateEvents against a plain recomputation", () => {
         dimensionsArbitrary,
         instantArbitrary,
         instantArbitrary,
-        fc.option(fc.constantFrom(["chat-prod"], ["batch-dev"]), { nil: undefined }),
-        fc.option(fc.constantFrom(["default"], ["fast", "summarise"]), { nil: undefined }),
+        fc.option(fc.constantFrom<string[]>(["chat-prod"], ["batch-dev"]), { nil: undefined }),
+        fc.option(fc.constantFrom<string[]>(["default"], ["fast", "summarise"]), {
+          nil: undefined,
+        }),
         async (events, dimensions, first, second, gateways, routes) => {
           const since = first !== null && second !== null ? Math.min(first, second) : first;
           const until = first !== null && second !== null ? Math.max(first, second) + 1 : second;
