@@ -119,15 +119,39 @@ const schemaMatchesContract: z.infer<typeof faultScheduleSchema> extends FaultSc
   : never = true;
 void schemaMatchesContract;
 
+const ruleFields = [
+  "kind",
+  "provider",
+  "model",
+  "rate",
+  "count",
+  "fromMs",
+  "untilMs",
+  "delayMs",
+  "retryAfterSeconds",
+];
+
+/** `unknown field "delay" (did you mean "delayMs"?)`. */
+function unknownFieldsMessage(keys: readonly string[]): string {
+  const described = keys.map((key) => {
+    const lower = key.toLowerCase();
+    const close = ruleFields.find((field) => {
+      const known = field.toLowerCase();
+      return known.startsWith(lower) || lower.startsWith(known);
+    });
+    return close === undefined ? `"${key}"` : `"${key}" (did you mean "${close}"?)`;
+  });
+  const plural = keys.length > 1 ? "s" : "";
+  return `unknown field${plural} ${described.join(", ")}: a schedule has seed and rules; a rule has ${ruleFields.join(", ")}`;
+}
+
 function toIssue(
   issue: z.core.$ZodIssue,
   locate?: (at: readonly PropertyKey[]) => number | undefined,
 ): FaultScheduleIssue {
   const at = issue.path as PropertyKey[];
   const message =
-    issue.code === "unrecognized_keys"
-      ? `unknown field${issue.keys.length > 1 ? "s" : ""} ${issue.keys.map((key) => `"${key}"`).join(", ")}: a rule has kind, provider, model, rate, count, fromMs, untilMs, delayMs, retryAfterSeconds`
-      : issue.message;
+    issue.code === "unrecognized_keys" ? unknownFieldsMessage(issue.keys) : issue.message;
   const line = locate?.(at);
   return line === undefined
     ? { path: formatPath(at), message }
@@ -154,8 +178,20 @@ export function parseFaultSchedule(
   throw new FaultScheduleError({
     code: "fault_schedule_invalid",
     source: options.source ?? "fault schedule",
-    issues: result.error.issues.map((issue) => toIssue(issue, options.locate)),
+    issues: byLine(result.error.issues.map((issue) => toIssue(issue, options.locate))),
   });
+}
+
+/** Issues in file order; issues without a line keep their order, last. */
+function byLine(issues: FaultScheduleIssue[]): FaultScheduleIssue[] {
+  return issues
+    .map((issue, index) => ({ issue, index }))
+    .sort(
+      (a, b) =>
+        (a.issue.line ?? Number.MAX_SAFE_INTEGER) - (b.issue.line ?? Number.MAX_SAFE_INTEGER) ||
+        a.index - b.index,
+    )
+    .map(({ issue }) => issue);
 }
 
 /**
