@@ -1,0 +1,53 @@
+/**
+ * @module
+ * What every source of events provides: a name, a one-shot stream of `CallEvent`s, and a
+ * running tally of records read and records rejected (malformed lines are counted, never fatal).
+ */
+import type { CallEvent } from "../../client/event.ts";
+
+/** Where events come from. */
+export type SourceKind = "events" | "logs" | "analytics-engine";
+
+/** One rejected record: its 1-based line (or record) number and why. */
+export interface MalformedRecord {
+  readonly line: number;
+  readonly reason: string;
+}
+
+/** Counts kept while a source is read. */
+export interface SourceStats {
+  /** Records read (lines, log records or rows), malformed ones included, blank lines not. */
+  records: number;
+  /** Records rejected. */
+  malformed: number;
+  /** The first few rejected records. */
+  malformedSamples: MalformedRecord[];
+}
+
+/** A stream of events; `events()` may be iterated once. */
+export interface EventSource {
+  readonly kind: SourceKind;
+  /** Human-readable origin, e.g. `events.jsonl`, `stdin`, `gateway logs chat-prod`. */
+  readonly name: string;
+  readonly stats: SourceStats;
+  events(): AsyncIterable<CallEvent>;
+}
+
+/** How many malformed records are kept as samples by default. */
+export const defaultMalformedSamples = 5;
+
+/** Tally shared by the sources. */
+export class SourceTally implements SourceStats {
+  records = 0;
+  malformed = 0;
+  readonly malformedSamples: MalformedRecord[] = [];
+
+  constructor(readonly sampleLimit: number = defaultMalformedSamples) {}
+
+  /** Records a rejected record. */
+  reject(line: number, reason: string): void {
+    this.malformed += 1;
+    if (this.malformedSamples.length < this.sampleLimit)
+      this.malformedSamples.push({ line, reason });
+  }
+}
