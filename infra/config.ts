@@ -1,0 +1,176 @@
+/**
+ * @module
+ * The stack config, read through the one Stepwise schema: every `stepwise:*` key of the running
+ * stack goes through `parseConfig`, the same validation `stepwise validate` runs, so a config that
+ * the CLI rejects never reaches the Cloudflare API. Secrets are read again through
+ * `pulumi.Config#getSecret`, so they stay secret in state and outputs.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import * as pulumi from "@pulumi/pulumi";
+import {
+  ConfigError,
+  type ConfigIssue,
+  configNamespace,
+  parseConfig,
+  parseConfigText,
+  type StepwiseConfig,
+} from "../src/config/index.ts";
+import { projectRoot } from "./worker-bundle.ts";
+
+/** The secrets a deploy uses, as Pulumi secret outputs. */
+export interface StackSecrets {
+  /** `stepwise:gatewayToken`, bound to the Worker as `GATEWAY_TOKEN`. */
+  readonly gatewayToken?: pulumi.Input<string> | undefined;
+  /** `stepwise:rotateToken`, bound to the Worker as `ROTATE_TOKEN`. */
+  readonly rotateToken?: pulumi.Input<string> | undefined;
+  /** `stepwise:byokKeys.<provider>`, stored in Secrets Store for BYOK gateways. */
+  readonly byokKeys?: Readonly<Record<string, pulumi.Input<string>>> | undefined;
+}
+
+export interface StackConfig {
+  readonly config: StepwiseConfig;
+  readonly secrets: StackSecrets;
+  /** `Pulumi.<stack>.yaml`, as named in error messages. */
+  readonly source: string;
+}
+
+/**
+ * Reads and validates the running stack's `stepwise:*` config.
+ * @throws {ConfigError} with the same message `stepwise validate` prints for the stack file.
+ */
+export function readStackConfig(): StackConfig {
+  const source = `Pulumi.${pulumi.getStack()}.yaml`;
+  const input = namespacedInput(pulumi.runtime.allConfig(), configNamespace);
+  const config = parseStackConfig(input, source);
+  const settings = new pulumi.Config(configNamespace);
+  const byokKeys = settings.getSecretObject<Record<string, string>>("byokKeys");
+  const secrets: StackSecrets = {
+    gatewayToken: settings.getSecret("gatewayToken"),
+    rotateToken: settings.getSecret("rotateToken"),
+    byokKeys: byokKeys
+      ? Object.fromEntries(
+          Object.keys(config.byokKeys ?? {}).map((provider) => [
+            provider,
+            byokKeys.apply((keys) => keys[provider] as string),
+          ]),
+        )
+      : undefined,
+  };
+  return { config, secrets, source };
+}
+
+/**
+ * `{ "stepwise:gateways": "[…]", "cloudflare:apiToken": "…" }` → `{ gateways: […] }`. Pulumi
+ * hands every value over as a string, structured ones as JSON; only values that look like JSON
+ * objects or arrays are parsed, so a string such as an all-digit account id stays a string.
+ */
+export function namespacedInput(
+  allConfig: Readonly<Record<string, string>>,
+  namespace: string,
+): Record<string, unknown> {
+  const prefix = `${namespace}:`;
+  return Object.fromEntries(
+    Object.entries(allConfig)
+      .filter(([key]) => key.startsWith(prefix))
+      .map(([key, value]) => [key.slice(prefix.length), parseStructured(value)]),
+  );
+}
+
+function parseStructured(value: string): unknown {
+  const trimmed = value.trimStart();
+  if (!trimmed.startsWith("{") && !trimmed.startsWith("[")) return value;
+  try {
+    return JSON.parse(value);
+  } catch {
+    return value;
+  }
+}
+
+/**
+ * Validates the config. On failure, when the stack file on disk gives the same problems, its
+ * error is thrown instead: the same text `stepwise validate` prints, line numbers included.
+ * Otherwise (config from `--config-file`, an ESC environment…) the problems are reported without
+ * lines.
+ * @throws {ConfigError}
+ */
+export function parseStackConfig(
+  input: unknown,
+  source: string,
+  stackFile: string = path.join(projectRoot, source),
+): StepwiseConfig {
+  try {
+    return parseConfig(input, { source });
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error;
+    throw sameErrorFromFile(error, stackFile, source) ?? error;
+  }
+}
+
+function sameErrorFromFile(
+  error: ConfigError,
+  stackFile: string,
+  source: string,
+): ConfigError | undefined {
+  let text: string;
+  try {
+    text = readFileSync(stackFile, "utf8");
+  } catch {
+    return undefined;
+  }
+  try {
+    parseConfigText(text, source);
+  } catch (fileError) {
+    if (fileError instanceof ConfigError && sameIssues(fileError.issues, error.issues)) {
+      return fileError;
+    }
+  }
+  return undefined;
+}
+
+function sameIssues(a: readonly ConfigIssue[], b: readonly ConfigIssue[]): boolean {
+  const key = (issue: ConfigIssue) => `${issue.path}\u0000${issue.message}`;
+  const left = a.map(key).sort();
+  const right = b.map(key).sort();
+  return left.length === right.length && left.every((entry, index) => entry === right[index]);
+}
+
+/**
+ * Secrets a deploy cannot do without, which `stepwise validate` does not require (the emulator
+ * runs without them): the rotate token when the Worker is deployed, a key for every BYOK
+ * provider.
+ * @throws {ConfigError} naming the `pulumi config set --secret` command for each.
+ */
+export function checkDeploySecrets(
+  config: StepwiseConfig,
+  secrets: StackSecrets,
+  source: string,
+): void {
+  const issues: ConfigIssue[] = [];
+  if (deploysWorker(config) && secrets.rotateToken === undefined) {
+    issues.push({
+      path: "rotateToken",
+      message:
+        "the companion Worker needs an admin token: pulumi config set --secret stepwise:rotateToken <long random token>",
+    });
+  }
+  for (const provider of byokProviders(config)) {
+    if (secrets.byokKeys?.[provider] === undefined) {
+      issues.push({
+        path: `byokKeys.${provider}`,
+        message: `a gateway keeps ${provider}'s key in Secrets Store (byok): pulumi config set --secret --path 'stepwise:byokKeys.${provider}' <key>`,
+      });
+    }
+  }
+  if (issues.length > 0) throw new ConfigError({ code: "config_invalid", source, issues });
+}
+
+/** The Worker (and its KV namespace) is deployed when it holds at least one provider's key. */
+export function deploysWorker(config: StepwiseConfig): boolean {
+  return config.keys.providers.length > 0;
+}
+
+/** Every provider whose key some gateway keeps in Secrets Store, each once. */
+export function byokProviders(config: StepwiseConfig): string[] {
+  return [...new Set(config.gateways.flatMap((gateway) => gateway.byok?.providers ?? []))];
+}

@@ -1,0 +1,111 @@
+/**
+ * @module
+ * `Gateway`: one AI Gateway with every setting of its config (cache, rate limit, logs, retries,
+ * authentication, spend limits, the Secrets Store for BYOK) and one dynamic route per config
+ * route, compiled by `compileDynamicRoute` so the deployed fallback order is the route's order.
+ */
+import * as cloudflare from "@pulumi/cloudflare";
+import * as pulumi from "@pulumi/pulumi";
+import type { GatewayConfig } from "../src/config/index.ts";
+import { compileDynamicRoute, dynamicModelName } from "../src/routes/index.ts";
+import { routeGraphHash, toPulumiElements } from "./dynamic-route.ts";
+import { gatewaySettings, ignoredGatewayFields } from "./gateway-settings.ts";
+import { gatewayUrls } from "./urls.ts";
+
+export interface GatewayArgs {
+  /** Cloudflare account id (32 hex characters). Required. */
+  readonly accountId: pulumi.Input<string>;
+  /**
+   * The gateway's validated config. Plain, not an `Input`: its routes decide how many route
+   * resources exist, which Pulumi must know when the program runs. Required.
+   */
+  readonly gateway: GatewayConfig;
+  /** Secrets Store id holding this gateway's BYOK keys. Default: none (keys come from the Worker). */
+  readonly storeId?: pulumi.Input<string>;
+}
+
+/** What a client needs to call one route. */
+export interface RouteOutputs {
+  /** The route's id at Cloudflare. */
+  readonly id: pulumi.Output<string>;
+  /** The compat-endpoint model name that invokes it: `dynamic/<route>`. */
+  readonly model: string;
+}
+
+export class Gateway extends pulumi.ComponentResource {
+  /** The `cloudflare.AiGateway` resource. */
+  readonly gateway: cloudflare.AiGateway;
+  /** One `cloudflare.AiGatewayDynamicRouting` per route, by route name. */
+  readonly routes: Readonly<Record<string, cloudflare.AiGatewayDynamicRouting>>;
+  /** `https://gateway.ai.cloudflare.com/v1/{account}/{gateway}`: the universal endpoint. */
+  readonly universalUrl: pulumi.Output<string>;
+  /** The OpenAI-compatible base URL (`…/compat`), for the OpenAI SDK's `baseURL`. */
+  readonly compatUrl: pulumi.Output<string>;
+  readonly routeOutputs: Readonly<Record<string, RouteOutputs>>;
+
+  constructor(name: string, args: GatewayArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("stepwise:index:Gateway", name, {}, opts);
+    const config = args.gateway;
+
+    this.gateway = new cloudflare.AiGateway(
+      `${name}-gateway`,
+      {
+        accountId: args.accountId,
+        ...gatewaySettings(config),
+        ...(args.storeId === undefined ? {} : { storeId: args.storeId }),
+      },
+      // Fields the API fills in and Stepwise does not manage: see gateway-settings.ts.
+      { parent: this, ignoreChanges: ignoredGatewayFields(config) },
+    );
+
+    const routes: Record<string, cloudflare.AiGatewayDynamicRouting> = {};
+    const routeOutputs: Record<string, RouteOutputs> = {};
+    for (const [routeName, route] of Object.entries(config.routes)) {
+      const elements = compileDynamicRoute(route);
+      routes[routeName] = new cloudflare.AiGatewayDynamicRouting(
+        `${name}-route-${routeName}`,
+        {
+          accountId: args.accountId,
+          // The gateway's output, not the config string: the route waits for its gateway.
+          gatewayId: this.gateway.aiGatewayId,
+          name: routeName,
+          elements: toPulumiElements(elements),
+        },
+        {
+          parent: this,
+          // Route graphs cannot be edited in place: the provider replaces the route when its
+          // elements change, and the API's PATCH only renames. The trigger is a hash of the
+          // compiled graph, so a replacement happens exactly when the graph changes.
+          replacementTrigger: routeGraphHash(elements),
+          // The route is addressed by name (`dynamic/<route>`), so the old route must be gone
+          // before a new one with the same name is created.
+          deleteBeforeReplace: true,
+          // Deliberately NOT `ignoreChanges: ["elements"]`: the engine copies ignored inputs
+          // from the old state into the new goal, and a replacement is created from that goal,
+          // so a changed graph would be redeployed with the OLD elements. Without it, a plain
+          // `pulumi up` is still stable: the provider stores the planned elements at create and
+          // compares the program's (identical, ids derived from positions) elements with them.
+        },
+      );
+      routeOutputs[routeName] = {
+        id: routes[routeName].id,
+        model: dynamicModelName(routeName),
+      };
+    }
+    this.routes = routes;
+    this.routeOutputs = routeOutputs;
+
+    const urls = gatewayUrls(args.accountId, this.gateway.aiGatewayId);
+    this.universalUrl = urls.universalUrl;
+    this.compatUrl = urls.compatUrl;
+
+    this.registerOutputs({
+      gatewayId: this.gateway.aiGatewayId,
+      universalUrl: this.universalUrl,
+      compatUrl: this.compatUrl,
+      routeIds: Object.fromEntries(
+        Object.entries(routeOutputs).map(([routeName, route]) => [routeName, route.id]),
+      ),
+    });
+  }
+}

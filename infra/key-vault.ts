@@ -1,0 +1,130 @@
+/**
+ * @module
+ * `KeyVault`: the Workers KV namespace that holds provider keys and the companion Worker that
+ * rotates and injects them — uploaded from wrangler's dry-run bundle, bound to the KV namespace,
+ * its secrets, the config and an Analytics Engine dataset — with its cron trigger and its
+ * workers.dev route.
+ */
+import path from "node:path";
+import * as cloudflare from "@pulumi/cloudflare";
+import * as pulumi from "@pulumi/pulumi";
+import { workerUrl } from "./urls.ts";
+import { workerBindings } from "./worker-bindings.ts";
+import { defaultWorkerBundlePath, readWorkerBundle } from "./worker-bundle.ts";
+
+export interface KeyVaultArgs {
+  /** Cloudflare account id. Required. */
+  readonly accountId: pulumi.Input<string>;
+  /** Worker script name. Default: `stepwise-keys`. */
+  readonly workerName?: pulumi.Input<string>;
+  /** KV namespace title. Default: `<workerName>-KEYS` (wrangler's naming). */
+  readonly namespaceTitle?: pulumi.Input<string>;
+  /**
+   * Absolute path of the bundle's main module, from
+   * `npx wrangler deploy --dry-run --outdir dist/worker`. Default: `$STEPWISE_WORKER_BUNDLE`, else `<repo>/dist/worker/index.js`.
+   */
+  readonly bundlePath?: pulumi.Input<string>;
+  /** sha256 of the bundle. Default: hashed from `bundlePath`, so edits re-upload the Worker. */
+  readonly bundleSha256?: pulumi.Input<string>;
+  /** Workers runtime date, as in `wrangler.jsonc`. Required. */
+  readonly compatibilityDate: pulumi.Input<string>;
+  /** Runtime flags, as in `wrangler.jsonc`. Default: none. */
+  readonly compatibilityFlags?: pulumi.Input<pulumi.Input<string>[]>;
+  /** Cron schedule of the key sweep and health probe. Default: every 15 minutes. */
+  readonly cron?: pulumi.Input<string>;
+  /** Admin token of the rotation API; keep it a Pulumi secret. Required. */
+  readonly rotateToken: pulumi.Input<string>;
+  /** Gateway token the Worker sends as `cf-aig-authorization`. Default: not bound. */
+  readonly gatewayToken?: pulumi.Input<string>;
+  /** Where the Worker forwards calls. Default: `https://gateway.ai.cloudflare.com`. */
+  readonly gatewayUrl?: pulumi.Input<string>;
+  /** `STEPWISE_CONFIG`: the config as JSON, without secrets. Required. */
+  readonly configJson: pulumi.Input<string>;
+  /** Analytics Engine dataset bound as `EVENTS`. Default: `stepwise_events`. */
+  readonly eventsDataset?: pulumi.Input<string>;
+  /** The account's workers.dev subdomain, to report the Worker's URL. Default: unknown. */
+  readonly workersDevSubdomain?: pulumi.Input<string>;
+}
+
+export class KeyVault extends pulumi.ComponentResource {
+  readonly namespace: cloudflare.WorkersKvNamespace;
+  readonly script: cloudflare.WorkersScript;
+  readonly cronTrigger: cloudflare.WorkersCronTrigger;
+  readonly subdomain: cloudflare.WorkersScriptSubdomain;
+  /** The KV namespace id. */
+  readonly namespaceId: pulumi.Output<string>;
+  /** `https://<worker>.<subdomain>.workers.dev`, when the subdomain is configured. */
+  readonly workerUrl: pulumi.Output<string | undefined>;
+
+  constructor(name: string, args: KeyVaultArgs, opts?: pulumi.ComponentResourceOptions) {
+    super("stepwise:index:KeyVault", name, {}, opts);
+    const workerName = args.workerName ?? "stepwise-keys";
+    const bundlePath = pulumi.output(args.bundlePath ?? defaultWorkerBundlePath());
+
+    this.namespace = new cloudflare.WorkersKvNamespace(
+      `${name}-kv`,
+      {
+        accountId: args.accountId,
+        title: args.namespaceTitle ?? pulumi.interpolate`${workerName}-KEYS`,
+      },
+      { parent: this },
+    );
+
+    this.script = new cloudflare.WorkersScript(
+      `${name}-worker`,
+      {
+        accountId: args.accountId,
+        scriptName: workerName,
+        // The bundle is uploaded from its file, identified by its hash: the state holds a hash,
+        // not the ~1 MB script, and a change of bytes (only) uploads a new version.
+        contentFile: bundlePath,
+        contentSha256:
+          args.bundleSha256 ?? bundlePath.apply((file) => readWorkerBundle(file).sha256),
+        mainModule: bundlePath.apply((file) => path.basename(file)),
+        compatibilityDate: args.compatibilityDate,
+        ...(args.compatibilityFlags === undefined
+          ? {}
+          : { compatibilityFlags: args.compatibilityFlags }),
+        bindings: workerBindings({
+          namespaceId: this.namespace.id,
+          rotateToken: args.rotateToken,
+          gatewayToken: args.gatewayToken,
+          gatewayUrl: args.gatewayUrl ?? "https://gateway.ai.cloudflare.com",
+          configJson: args.configJson,
+          eventsDataset: args.eventsDataset ?? "stepwise_events",
+        }),
+      },
+      { parent: this },
+    );
+
+    this.cronTrigger = new cloudflare.WorkersCronTrigger(
+      `${name}-cron`,
+      {
+        accountId: args.accountId,
+        scriptName: this.script.scriptName,
+        schedules: [{ cron: args.cron ?? "*/15 * * * *" }],
+      },
+      { parent: this },
+    );
+
+    this.subdomain = new cloudflare.WorkersScriptSubdomain(
+      `${name}-subdomain`,
+      {
+        accountId: args.accountId,
+        scriptName: this.script.scriptName,
+        enabled: true,
+        // Sent explicitly so the API's default never reads back as a change.
+        previewsEnabled: false,
+      },
+      { parent: this },
+    );
+
+    this.namespaceId = this.namespace.id;
+    this.workerUrl = workerUrl(this.script.scriptName, args.workersDevSubdomain);
+    this.registerOutputs({
+      namespaceId: this.namespaceId,
+      scriptName: this.script.scriptName,
+      workerUrl: this.workerUrl,
+    });
+  }
+}

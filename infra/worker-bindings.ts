@@ -1,0 +1,95 @@
+/**
+ * @module
+ * The companion Worker's bindings, by the names its code reads (`WorkerEnv` in
+ * `src/worker/bindings.ts`, `Env` in `worker-configuration.d.ts`, `wrangler.jsonc`). A contract
+ * test keeps the three in step. Pure: builds `cloudflare.WorkersScript` binding inputs.
+ */
+import type * as cloudflare from "@pulumi/cloudflare";
+import type * as pulumi from "@pulumi/pulumi";
+import type { StepwiseConfig } from "../src/config/index.ts";
+import { InfraError } from "./errors.ts";
+
+/** Binding names: the contract with the Worker code. */
+export const workerBindingNames = {
+  /** KV namespace holding provider keys, versions, app tokens. */
+  keys: "KEYS",
+  /** Admin token of the rotation API (secret). */
+  rotateToken: "ROTATE_TOKEN",
+  /** Token sent upstream as `cf-aig-authorization` (secret, optional). */
+  gatewayToken: "GATEWAY_TOKEN",
+  /** Base URL the Worker forwards gateway calls to. */
+  gatewayUrl: "GATEWAY_URL",
+  /** The parsed Stepwise config as JSON text, secrets removed. */
+  config: "STEPWISE_CONFIG",
+  /** Analytics Engine dataset, one data point per proxied call. */
+  events: "EVENTS",
+} as const;
+
+/** Workers' limit on one plain-text variable (5 KB). */
+export const maxWorkerVariableBytes = 5 * 1024;
+
+export interface WorkerBindingInputs {
+  readonly namespaceId: pulumi.Input<string>;
+  readonly rotateToken: pulumi.Input<string>;
+  /** Bound only when set. */
+  readonly gatewayToken?: pulumi.Input<string> | undefined;
+  readonly gatewayUrl: pulumi.Input<string>;
+  readonly configJson: pulumi.Input<string>;
+  readonly eventsDataset: pulumi.Input<string>;
+}
+
+/**
+ * The Worker's bindings, sorted by name: the API lists bindings in its own order, and a stable
+ * order keeps a refresh from reporting a reordering as a change.
+ */
+export function workerBindings(
+  inputs: WorkerBindingInputs,
+): cloudflare.types.input.WorkersScriptBinding[] {
+  const bindings: cloudflare.types.input.WorkersScriptBinding[] = [
+    { name: workerBindingNames.keys, type: "kv_namespace", namespaceId: inputs.namespaceId },
+    { name: workerBindingNames.rotateToken, type: "secret_text", text: inputs.rotateToken },
+    { name: workerBindingNames.gatewayUrl, type: "plain_text", text: inputs.gatewayUrl },
+    { name: workerBindingNames.config, type: "plain_text", text: inputs.configJson },
+    { name: workerBindingNames.events, type: "analytics_engine", dataset: inputs.eventsDataset },
+  ];
+  if (inputs.gatewayToken !== undefined) {
+    bindings.push({
+      name: workerBindingNames.gatewayToken,
+      type: "secret_text",
+      text: inputs.gatewayToken,
+    });
+  }
+  return bindings.sort((a, b) => String(a.name).localeCompare(String(b.name)));
+}
+
+/** Config keys that hold secrets; they reach the Worker as secret bindings or not at all. */
+export const secretConfigKeys = ["gatewayToken", "rotateToken", "byokKeys"] as const;
+
+/** The config without its secrets: what may be stored as plain text. */
+export function withoutSecrets(
+  config: StepwiseConfig,
+): Omit<StepwiseConfig, "gatewayToken" | "rotateToken" | "byokKeys"> {
+  const {
+    gatewayToken: _gatewayToken,
+    rotateToken: _rotateToken,
+    byokKeys: _byokKeys,
+    ...rest
+  } = config;
+  return rest;
+}
+
+/**
+ * The `STEPWISE_CONFIG` text: compact JSON of the config without secrets.
+ * @throws {InfraError} `worker_config_too_large` past Workers' 5 KB variable limit.
+ */
+export function workerConfigJson(config: StepwiseConfig): string {
+  const json = JSON.stringify(withoutSecrets(config));
+  const bytes = Buffer.byteLength(json, "utf8");
+  if (bytes > maxWorkerVariableBytes) {
+    throw new InfraError({
+      code: "worker_config_too_large",
+      message: `the config is ${bytes} bytes as JSON, but a Worker variable (STEPWISE_CONFIG) holds at most ${maxWorkerVariableBytes}: drop unused model prices or routes from the stack config`,
+    });
+  }
+  return json;
+}
