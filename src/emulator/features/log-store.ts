@@ -1,0 +1,107 @@
+/**
+ * @module
+ * One gateway's request logs, bounded the way Cloudflare bounds them: at the gateway's log limit
+ * (`log_management`), `STOP_INSERTING` drops new records and `DELETE_OLDEST` evicts the oldest.
+ * An emulator-wide `capacity` also bounds memory; past it the oldest record always goes.
+ */
+
+/** A log record, with the fields of Cloudflare's `LogListResponse` (snake_case, as on the wire). */
+export interface GatewayLogRecord {
+  /** ULID, equal to the response's `cf-aig-log-id`. */
+  readonly id: string;
+  readonly created_at: string;
+  readonly provider: string;
+  readonly model: string;
+  readonly path: string;
+  /** Milliseconds from the gateway receiving the request to the end of this step's response. */
+  readonly duration: number;
+  readonly success: boolean;
+  readonly cached: boolean;
+  /** Upstream status, or the gateway's own (429, 502, 504); 0 is never used. */
+  readonly status_code: number;
+  readonly tokens_in: number | null;
+  readonly tokens_out: number | null;
+  /** USD; absent when the model has no price and no custom cost was sent. */
+  readonly cost?: number;
+  readonly custom_cost: boolean;
+  /** `cf-aig-metadata`, as a JSON string. */
+  readonly metadata?: string;
+  /** The endpoint family: `universal`, `provider`, `compat` or `dynamic`. */
+  readonly request_type: string;
+  readonly request_content_type?: string;
+  readonly response_content_type?: string;
+  /** 0-based step (universal) or model node position (dynamic) that produced this record. */
+  readonly step: number;
+  readonly request_size: number;
+  readonly response_size: number;
+  readonly event_id?: string;
+  /** `cf-aig-request-id`: shared by every record of one gateway request. */
+  readonly request_id: string;
+  readonly gateway_id: string;
+  /** Attempts made for this step (retries included). */
+  readonly attempts: number;
+  /** What went wrong, for failed records: `timeout`, `network_error`, `stream_cut`, ... */
+  readonly error?: string;
+}
+
+export type LogStrategy = "STOP_INSERTING" | "DELETE_OLDEST";
+
+/** The gateway's current log settings (read on every insert, so updates take effect). */
+export interface LogLimits {
+  readonly limit: number | null;
+  readonly strategy: LogStrategy;
+}
+
+export class LogStore {
+  #records: GatewayLogRecord[] = [];
+  #start = 0;
+  readonly #limits: () => LogLimits;
+  readonly #capacity: number;
+
+  constructor(limits: () => LogLimits, capacity: number) {
+    this.#limits = limits;
+    this.#capacity = capacity;
+  }
+
+  /** Adds a record; false when the gateway's limit is reached under `STOP_INSERTING`. */
+  add(record: GatewayLogRecord): boolean {
+    const { limit, strategy } = this.#limits();
+    if (limit !== null && this.size >= limit) {
+      if (strategy === "STOP_INSERTING") return false;
+      while (this.size >= limit) this.#dropOldest();
+    }
+    while (this.size >= this.#capacity) this.#dropOldest();
+    this.#records.push(record);
+    return true;
+  }
+
+  /** Every record, oldest first. */
+  list(): GatewayLogRecord[] {
+    return this.#records.slice(this.#start);
+  }
+
+  get(id: string): GatewayLogRecord | undefined {
+    return this.list().find((record) => record.id === id);
+  }
+
+  /** Removes the records a predicate selects; returns how many went. */
+  remove(predicate: (record: GatewayLogRecord) => boolean): number {
+    const kept = this.list().filter((record) => !predicate(record));
+    const removed = this.size - kept.length;
+    this.#records = kept;
+    this.#start = 0;
+    return removed;
+  }
+
+  get size(): number {
+    return this.#records.length - this.#start;
+  }
+
+  #dropOldest(): void {
+    this.#start++;
+    if (this.#start > 1024 && this.#start * 2 > this.#records.length) {
+      this.#records = this.#records.slice(this.#start);
+      this.#start = 0;
+    }
+  }
+}

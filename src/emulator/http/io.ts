@@ -1,0 +1,109 @@
+/**
+ * @module
+ * Reading requests and writing responses on `node:http`: bounded body reads, JSON answers, and
+ * the two error body shapes (gateway and REST).
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  type GatewayErrorResponse,
+  GatewayRequestError,
+  gatewayErrorCodes,
+  type RestRequestError,
+} from "../errors.ts";
+
+/** Largest request body the emulator accepts (Cloudflare caches requests up to 25 MB). */
+export const maxRequestBytes = 25 * 1024 * 1024;
+
+/**
+ * Reads a whole request body.
+ * @throws GatewayRequestError 413 when the body is larger than `limit`.
+ */
+export async function readRequestBody(
+  request: IncomingMessage,
+  limit: number = maxRequestBytes,
+): Promise<Buffer> {
+  const chunks: Buffer[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of request) {
+      const buffer = chunk as Buffer;
+      size += buffer.length;
+      if (size > limit) {
+        throw new GatewayRequestError(
+          413,
+          gatewayErrorCodes.payloadTooLarge,
+          `Request body is larger than ${limit} bytes; send a smaller request.`,
+        );
+      }
+      chunks.push(buffer);
+    }
+  } catch (error) {
+    if (error instanceof GatewayRequestError) throw error;
+    throw GatewayRequestError.invalid("The request body could not be read (connection closed).");
+  }
+  return Buffer.concat(chunks);
+}
+
+/** Parses a body as JSON; `undefined` when it is not JSON. */
+export function parseJson(body: Buffer | string): { ok: true; value: unknown } | { ok: false } {
+  try {
+    return { ok: true, value: JSON.parse(typeof body === "string" ? body : body.toString("utf8")) };
+  } catch {
+    return { ok: false };
+  }
+}
+
+/** Writes a JSON response (unless the response already started). */
+export function sendJson(
+  response: ServerResponse,
+  status: number,
+  body: unknown,
+  headers: Record<string, string> = {},
+): void {
+  if (response.headersSent || response.destroyed) return;
+  const text = JSON.stringify(body);
+  response.writeHead(status, {
+    ...headers,
+    "content-type": "application/json",
+    "content-length": String(Buffer.byteLength(text)),
+  });
+  response.end(text);
+}
+
+/** Writes an `AiGatewayError` response. */
+export function sendGatewayError(
+  response: ServerResponse,
+  error: GatewayErrorResponse,
+  headers: Record<string, string> = {},
+): void {
+  sendJson(response, error.status, error.body, headers);
+}
+
+/** The REST envelope for an error. */
+export function restErrorBody(code: number, message: string): Record<string, unknown> {
+  return { success: false, errors: [{ code, message }], messages: [], result: null };
+}
+
+/** Writes a REST error response. */
+export function sendRestError(response: ServerResponse, error: RestRequestError): void {
+  sendJson(response, error.status, restErrorBody(error.restCode, error.message));
+}
+
+/** Waits until a writable response can take more data (or closes). */
+export function waitForDrain(response: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      response.off("drain", done);
+      response.off("close", done);
+      resolve();
+    };
+    response.on("drain", done);
+    response.on("close", done);
+  });
+}
+
+/** A header value as one string: the first value of a repeated header. */
+export function headerValue(request: IncomingMessage, name: string): string | undefined {
+  const value = request.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}

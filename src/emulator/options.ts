@@ -1,0 +1,90 @@
+/**
+ * @module
+ * The options of `startEmulator` and the handle it returns.
+ */
+import type { StepwiseConfig } from "../config/index.ts";
+import type { GatewayLogRecord } from "./features/log-store.ts";
+import type { ResponseCache } from "./features/response-cache.ts";
+import type { FaultSchedule, MockProviders } from "./mocks/index.ts";
+import type { GatewayStore } from "./state/gateway-store.ts";
+
+/** The gateway token used when neither the options nor the config give a plain one. */
+export const defaultGatewayToken = "stepwise-dev-token";
+
+/** The default request timeout (to first byte) when no step, header or node sets one, in ms. */
+export const defaultRequestTimeoutMs = 120_000;
+
+export interface EmulatorOptions {
+  /** The parsed Stepwise config: its gateways, routes and model prices are served. */
+  readonly config: StepwiseConfig;
+  /**
+   * Upstream base URL per provider slug, e.g. `{ openai: "http://127.0.0.1:9101/" }`. Providers
+   * without an override are served by mock providers the emulator starts (unless `mocks: false`).
+   */
+  readonly upstreams?: Readonly<Record<string, string>>;
+  /** Start mock providers for providers without an override; default true. */
+  readonly mocks?: boolean;
+  /** Fault schedule for the started mock providers. */
+  readonly faults?: FaultSchedule;
+  /** Accepted keys per provider for the started mock providers (any non-empty key otherwise). */
+  readonly mockKeys?: Readonly<Record<string, readonly string[]>>;
+  /** Port to listen on; 0 (default) picks a free one. */
+  readonly port?: number;
+  /** Always loopback. */
+  readonly host?: "127.0.0.1";
+  /**
+   * The token `cf-aig-authorization: Bearer <token>` must carry on authenticated gateways.
+   * Default: the config's `gatewayToken` when it is plain text, else {@link defaultGatewayToken}.
+   */
+  readonly gatewayToken?: string;
+  /** Clock (epoch ms) for cache TTLs, rate-limit windows, spend windows, log times and ids. */
+  readonly now?: () => number;
+  /** Delay used between retries (backoff); tests pass a fake that advances their clock. */
+  readonly sleep?: (ms: number) => Promise<void>;
+  /** Id generator for log/request/route ids; ULIDs by the clock by default. */
+  readonly generateId?: () => string;
+  /** Randomness in [0, 1) for percentage splits; `Math.random` by default. */
+  readonly random?: () => number;
+  /** The fetch used to call upstreams; `globalThis.fetch` at call time by default. */
+  readonly fetch?: typeof globalThis.fetch;
+  /** Time to first byte when nothing else sets a timeout; default 120000 ms. */
+  readonly defaultTimeoutMs?: number;
+  /**
+   * Which upstream statuses fail a step (retry, then fall back): `retryable` (default: 429 and
+   * 5xx, plus network errors and timeouts) or `any-error` (every non-2xx).
+   */
+  readonly failOn?: "retryable" | "any-error";
+  /** Most log records kept per gateway, whatever its own limit (memory bound); default 100000. */
+  readonly logCapacity?: number;
+  /** Cache bounds; default 1000 entries and 64 MiB. */
+  readonly cacheMaxEntries?: number;
+  readonly cacheMaxBytes?: number;
+  /** Receives unexpected errors (bugs); `console.error` by default. */
+  readonly onError?: (error: unknown) => void;
+}
+
+/** A running emulator. */
+export interface Emulator {
+  /** Base URL, e.g. `http://127.0.0.1:8787`. */
+  readonly url: string;
+  readonly port: number;
+  readonly accountId: string;
+  /** The REST base for the `cloudflare` SDK's `baseURL`: `{url}/client/v4`. */
+  readonly restUrl: string;
+  /** The upstream base URL of every provider. */
+  readonly upstreams: Readonly<Record<string, string>>;
+  /** The mock providers the emulator started, if any. */
+  readonly mocks: MockProviders | undefined;
+  /** The token authenticated gateways expect in `cf-aig-authorization`. */
+  readonly gatewayToken: string;
+  /** `{url}/v1/{account}/{gateway}`: the universal endpoint and provider-native base. */
+  gatewayUrl(gatewayId: string): string;
+  /** `{url}/v1/{account}/{gateway}/compat`: the OpenAI SDK's `baseURL` for the compat endpoint. */
+  compatUrl(gatewayId: string): string;
+  /** A gateway's log records, oldest first (empty for an unknown gateway). */
+  logs(gatewayId: string): GatewayLogRecord[];
+  /** Live state, for tests and tools. */
+  readonly state: { readonly gateways: GatewayStore; readonly cache: ResponseCache };
+  /** Stops the server, aborts in-flight upstream requests and stops the mocks it started. */
+  close(): Promise<void>;
+}

@@ -1,0 +1,100 @@
+/**
+ * @module
+ * The REST subset under `/client/v4/accounts/{account}/ai-gateway/`: gateways, logs and dynamic
+ * routes, in the Cloudflare API envelope, enough for the official `cloudflare` SDK (pointed at the
+ * emulator with `baseURL`) to list and change gateways and read logs.
+ *
+ * Any `Authorization` (or `X-Auth-Key`) header is accepted; without one the answer is
+ * Cloudflare's 400 (code 9106). The account must be the config's `accountId`.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { RestRequestError, restErrorCodes } from "../errors.ts";
+import { headerValue, sendJson } from "../http/io.ts";
+import { Router } from "../http/router.ts";
+import type { EmulatorServices } from "../runtime/services.ts";
+import {
+  createGateway,
+  deleteGateway,
+  getGateway,
+  listGateways,
+  updateGateway,
+} from "./gateways.ts";
+import { deleteLogs, getLog, listLogs } from "./logs.ts";
+import type { RestHandler } from "./rest-context.ts";
+import {
+  createDeployment,
+  createRoute,
+  createVersion,
+  deleteRoute,
+  getRoute,
+  getVersion,
+  listDeployments,
+  listRoutes,
+  listVersions,
+  renameRoute,
+} from "./routes.ts";
+
+const base = "/client/v4/accounts/:account/ai-gateway/gateways";
+
+const router = new Router<RestHandler>()
+  .add("GET", base, listGateways)
+  .add("POST", base, createGateway)
+  .add("GET", `${base}/:gateway`, getGateway)
+  .add("PUT", `${base}/:gateway`, updateGateway)
+  .add("DELETE", `${base}/:gateway`, deleteGateway)
+  .add("GET", `${base}/:gateway/logs`, listLogs)
+  .add("DELETE", `${base}/:gateway/logs`, deleteLogs)
+  .add("GET", `${base}/:gateway/logs/:log`, getLog)
+  .add("GET", `${base}/:gateway/routes`, listRoutes)
+  .add("POST", `${base}/:gateway/routes`, createRoute)
+  .add("GET", `${base}/:gateway/routes/:route`, getRoute)
+  .add("PATCH", `${base}/:gateway/routes/:route`, renameRoute)
+  .add("DELETE", `${base}/:gateway/routes/:route`, deleteRoute)
+  .add("GET", `${base}/:gateway/routes/:route/versions`, listVersions)
+  .add("POST", `${base}/:gateway/routes/:route/versions`, createVersion)
+  .add("GET", `${base}/:gateway/routes/:route/versions/:version`, getVersion)
+  .add("GET", `${base}/:gateway/routes/:route/deployments`, listDeployments)
+  .add("POST", `${base}/:gateway/routes/:route/deployments`, createDeployment)
+  .add("GET", `${base}/:gateway/url/:provider`, (context) => ({
+    success: true,
+    errors: [],
+    messages: [],
+    result: `${context.services.publicUrl()}/v1/${context.params.account}/${context.params.gateway}/${context.params.provider}`,
+  }));
+
+/** Handles a request under `/client/v4/`. Throws `RestRequestError` for refusals. */
+export async function handleRest(
+  services: EmulatorServices,
+  request: IncomingMessage,
+  response: ServerResponse,
+  url: URL,
+): Promise<void> {
+  const found = router.lookup(request.method ?? "GET", url.pathname);
+  if (found.kind === "not-found") {
+    throw new RestRequestError(404, restErrorCodes.noRoute, "No route for that URI");
+  }
+  if (found.kind === "method-not-allowed") {
+    throw new RestRequestError(
+      405,
+      restErrorCodes.noRoute,
+      `Method ${request.method} not allowed; use ${found.allowed.join(", ")}`,
+    );
+  }
+  if (!headerValue(request, "authorization") && !headerValue(request, "x-auth-key")) {
+    throw new RestRequestError(
+      400,
+      restErrorCodes.missingAuth,
+      "Missing X-Auth-Key, X-Auth-Email or Authorization headers",
+    );
+  }
+  const { params, handler } = found.match;
+  if (params.account !== services.config.accountId) {
+    throw new RestRequestError(
+      404,
+      restErrorCodes.invalidIdentifier,
+      `Could not route to ${url.pathname}, perhaps your object identifier is invalid? (this emulator serves account ${services.config.accountId})`,
+    );
+  }
+  const body = await handler({ services, request, params, query: url.searchParams });
+  sendJson(response, 200, body);
+}

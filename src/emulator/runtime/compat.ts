@@ -1,0 +1,55 @@
+/**
+ * @module
+ * `POST /v1/{account}/{gateway}/compat/chat/completions`: OpenAI's chat completions shape for any
+ * provider (`model: "anthropic/claude-sonnet-4-5"`), or a dynamic route (`"dynamic/{route}"`).
+ * Requests are converted to the provider's own body; answers (and errors) come back in OpenAI's
+ * shape, streams included (OpenAI-format providers stream through unchanged).
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { GatewayRequestError } from "../errors.ts";
+import { parseJson, readRequestBody } from "../http/io.ts";
+import { parseCompatRequest, splitCompatModel } from "./compat-convert.ts";
+import { buildCompatTarget } from "./compat-target.ts";
+import { runDynamicRoute } from "./dynamic.ts";
+import { openGatewayCall } from "./gateway-call.ts";
+import type { ServingStep } from "./log-writer.ts";
+import { serveOutcome } from "./serve-outcome.ts";
+import type { EmulatorServices } from "./services.ts";
+import { runStep } from "./step-runner.ts";
+
+/** Handles a compat request. */
+export async function handleCompat(
+  services: EmulatorServices,
+  request: IncomingMessage,
+  response: ServerResponse,
+  params: { account: string; gateway: string },
+): Promise<void> {
+  const call = openGatewayCall(services, request, response, params);
+  const body = await readRequestBody(request);
+  const json = parseJson(body);
+  if (!json.ok) {
+    throw GatewayRequestError.invalid(
+      "Malformed chat completions request: the body must be JSON with model and messages.",
+    );
+  }
+  const compat = parseCompatRequest(json.value);
+  const model = splitCompatModel(compat.model);
+  if (model.kind === "dynamic") {
+    await runDynamicRoute(call, compat, model.route);
+    return;
+  }
+  const target = buildCompatTarget(call, compat, model.provider, model.model);
+  const serving: ServingStep = {
+    step: 0,
+    provider: model.provider,
+    model: model.model,
+    endpoint: target.endpoint,
+    requestType: "compat",
+    requestBytes: body.length,
+    requestContentType: "application/json",
+  };
+  await serveOutcome(call, target, serving, await runStep(call, target), {
+    toClientError: target.toClientError,
+    ...(target.streamConverter ? { streamConverter: target.streamConverter } : {}),
+  });
+}

@@ -1,0 +1,100 @@
+/**
+ * @module
+ * Writes a gateway log record for one step of a request (served, failed or cached) and charges
+ * its cost to the gateway's spend limits.
+ */
+import type { GatewayLogRecord } from "../features/log-store.ts";
+import type { GatewayCall } from "./gateway-call.ts";
+import { costOf, type ResponseUsage } from "./usage.ts";
+
+/** The endpoint family, logged as `request_type`. */
+export type RequestType = "universal" | "provider" | "compat" | "dynamic";
+
+/** Which step produced a response, for headers and logs. */
+export interface ServingStep {
+  /** 0-based universal step, or model node position in a dynamic route. */
+  readonly step: number;
+  readonly provider: string;
+  readonly model: string;
+  readonly endpoint: string;
+  readonly requestType: RequestType;
+  readonly requestBytes: number;
+  readonly requestContentType?: string;
+}
+
+/** What one logged step came to. */
+export interface StepRecord {
+  readonly logId: string;
+  readonly status: number;
+  readonly success: boolean;
+  readonly cached: boolean;
+  readonly usage: ResponseUsage;
+  readonly attempts: number;
+  readonly responseBytes: number;
+  readonly responseContentType?: string;
+  readonly error?: string;
+}
+
+/** The outcome of a delivered step, for callers that charge it elsewhere (rate nodes). */
+export interface DeliveredStep {
+  readonly success: boolean;
+  readonly cost: number | undefined;
+}
+
+/**
+ * Logs a step (when the request is logged) and charges its cost to spend limits (unless it
+ * came from the cache). Returns the cost.
+ */
+export function recordStep(
+  call: GatewayCall,
+  serving: ServingStep,
+  record: StepRecord,
+): DeliveredStep {
+  const { services, gateway, directives } = call;
+  const now = services.now();
+  const cost = record.cached
+    ? 0
+    : costOf(services.prices, serving.provider, serving.model, record.usage, directives.customCost);
+  if (!record.cached && cost !== undefined && cost > 0) {
+    const spendLimits = gateway.settings.spend_limits;
+    if (spendLimits?.enabled) {
+      gateway.spend.record(
+        spendLimits.rules,
+        { provider: serving.provider, model: serving.model, metadata: directives.metadata ?? {} },
+        cost,
+        now,
+      );
+    }
+  }
+  if (call.collectLogs) {
+    const log: GatewayLogRecord = {
+      id: record.logId,
+      created_at: new Date(call.startedAt).toISOString(),
+      provider: serving.provider,
+      model: serving.model,
+      path: serving.endpoint,
+      duration: Math.max(0, now - call.startedAt),
+      success: record.success,
+      cached: record.cached,
+      status_code: record.status,
+      tokens_in: record.usage.tokensIn,
+      tokens_out: record.usage.tokensOut,
+      ...(cost === undefined ? {} : { cost }),
+      custom_cost: directives.customCost !== undefined,
+      ...(directives.metadata ? { metadata: JSON.stringify(directives.metadata) } : {}),
+      request_type: serving.requestType,
+      ...(serving.requestContentType ? { request_content_type: serving.requestContentType } : {}),
+      ...(record.responseContentType ? { response_content_type: record.responseContentType } : {}),
+      step: serving.step,
+      request_size: serving.requestBytes,
+      response_size: record.responseBytes,
+      ...(directives.eventId === undefined ? {} : { event_id: directives.eventId }),
+      request_id: call.requestId,
+      gateway_id: gateway.id,
+      attempts: record.attempts,
+      ...(record.error === undefined ? {} : { error: record.error }),
+    };
+    gateway.logs.add(log);
+  }
+  return { success: record.success, cost };
+}

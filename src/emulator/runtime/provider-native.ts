@@ -1,0 +1,88 @@
+/**
+ * @module
+ * `/v1/{account}/{gateway}/{provider}/{path}`: the provider's own API through the gateway. The
+ * request (method, headers minus `cf-aig-*` and hop-by-hop ones, body) goes to the provider's
+ * upstream with the gateway's retries, cache and logs; the answer comes back unchanged. No
+ * fallback: there is one provider.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { headerValue, parseJson, readRequestBody } from "../http/io.ts";
+import { cachePolicyFor } from "./cache-policy.ts";
+import { openGatewayCall } from "./gateway-call.ts";
+import type { ServingStep } from "./log-writer.ts";
+import { asksForStream, modelOf } from "./model-name.ts";
+import { resolveRetryPolicy } from "./retry.ts";
+import { serveOutcome } from "./serve-outcome.ts";
+import type { EmulatorServices } from "./services.ts";
+import { runStep, type StepTarget } from "./step-runner.ts";
+import { forwardedHeaders, normaliseEndpoint } from "./upstreams.ts";
+
+/** Handles a provider-native request. */
+export async function handleProviderNative(
+  services: EmulatorServices,
+  request: IncomingMessage,
+  response: ServerResponse,
+  params: { account: string; gateway: string; provider: string },
+): Promise<void> {
+  const call = openGatewayCall(services, request, response, params);
+  const endpoint = rawEndpoint(request.url ?? "/");
+  const url = services.upstreams.url(params.provider, endpoint);
+  const method = (request.method ?? "GET").toUpperCase();
+  const body = method === "GET" || method === "HEAD" ? undefined : await readRequestBody(request);
+  const json = body && body.length > 0 ? parseJson(body) : { ok: false as const };
+  const parsedBody = json.ok ? json.value : undefined;
+  const pairs: [string, string][] = [];
+  for (let index = 0; index + 1 < request.rawHeaders.length; index += 2) {
+    pairs.push([request.rawHeaders[index]!, request.rawHeaders[index + 1]!]);
+  }
+  const directives = call.directives;
+  const settings = call.gateway.settings;
+  const logPath = normaliseEndpoint(params.provider, endpoint);
+  const cache = cachePolicyFor(call, directives, {
+    provider: params.provider,
+    method,
+    endpoint: logPath,
+    body,
+  });
+  const target: StepTarget = {
+    provider: params.provider,
+    model: modelOf(params.provider, logPath, parsedBody),
+    endpoint: logPath,
+    request: { url, method, headers: forwardedHeaders(pairs), body },
+    streaming: asksForStream(logPath, parsedBody),
+    timeoutMs: directives.requestTimeoutMs ?? services.defaultTimeoutMs,
+    retry: resolveRetryPolicy(
+      {
+        maxAttempts: directives.maxAttempts,
+        delayMs: directives.retryDelayMs,
+        backoff: directives.backoff,
+      },
+      {
+        maxAttempts: settings.retry_max_attempts,
+        delayMs: settings.retry_delay,
+        backoff: settings.retry_backoff,
+      },
+    ),
+    ...(cache ? { cache } : {}),
+  };
+  const contentType = headerValue(request, "content-type");
+  const serving: ServingStep = {
+    step: 0,
+    provider: target.provider,
+    model: target.model,
+    endpoint: target.endpoint,
+    requestType: "provider",
+    requestBytes: body?.length ?? 0,
+    ...(contentType ? { requestContentType: contentType } : {}),
+  };
+  await serveOutcome(call, target, serving, await runStep(call, target));
+}
+
+/** The raw (still percent-encoded) path after `/v1/{account}/{gateway}/{provider}/`, with query. */
+function rawEndpoint(requestUrl: string): string {
+  const queryStart = requestUrl.indexOf("?");
+  const path = queryStart === -1 ? requestUrl : requestUrl.slice(0, queryStart);
+  const query = queryStart === -1 ? "" : requestUrl.slice(queryStart);
+  const segments = path.split("/").filter((segment) => segment !== "");
+  return segments.slice(4).join("/") + query;
+}

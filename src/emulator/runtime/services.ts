@@ -1,0 +1,37 @@
+/**
+ * @module
+ * What request handling needs from the running emulator: the config, injected clock, sleep,
+ * fetch, ids and randomness, the upstreams, the gateways and the cache. Built once by
+ * `startEmulator`; handlers receive it as an argument (no module state).
+ */
+import type { StepwiseConfig } from "../../config/index.ts";
+import type { PriceTable } from "../../providers/index.ts";
+import type { ResponseCache } from "../features/response-cache.ts";
+import type { GatewayStore } from "../state/gateway-store.ts";
+import type { UpstreamRegistry } from "./upstreams.ts";
+
+export interface EmulatorServices {
+  readonly config: StepwiseConfig;
+  readonly prices: PriceTable;
+  readonly now: () => number;
+  readonly sleep: (ms: number) => Promise<void>;
+  readonly fetch: typeof globalThis.fetch;
+  readonly generateId: () => string;
+  /** A number in [0, 1) for percentage splits. */
+  readonly random: () => number;
+  /** The token `cf-aig-authorization: Bearer <token>` must carry on authenticated gateways. */
+  readonly gatewayToken: string;
+  readonly upstreams: UpstreamRegistry;
+  readonly gateways: GatewayStore;
+  readonly cache: ResponseCache;
+  /** Time to first byte when nothing sets a request timeout, in ms. */
+  readonly defaultTimeoutMs: number;
+  /** Aborted when the emulator closes: in-flight upstream requests stop. */
+  readonly shutdown: AbortSignal;
+  /** Which upstream statuses are failures that retry and fall back (see `step-runner.ts`). */
+  readonly failOn: "retryable" | "any-error";
+  /** The emulator's own base URL, e.g. `http://127.0.0.1:8787` (known once it listens). */
+  readonly publicUrl: () => string;
+  /** Called with unexpected errors (bugs); the client gets a 500 body, the server stays up. */
+  readonly onError: (error: unknown) => void;
+}

@@ -1,0 +1,153 @@
+/**
+ * @module
+ * Runs one step against its upstream: the spend-limit check, the cache lookup, then attempts with
+ * retries and backoff. The outcome is either an answer that ends the chain (a 2xx, or an error
+ * status that does not trigger fallback, e.g. 400), a cache hit, or a failure after every attempt.
+ *
+ * What counts as a failure that is retried and then falls back (Cloudflare does not say; this is
+ * the emulator's choice, documented in the README): a network error or reset, a timeout to first
+ * byte, HTTP 429 and HTTP 5xx. With `failOn: "any-error"` every non-2xx status does. 429
+ * `Retry-After` is not honoured: the configured backoff applies.
+ */
+
+import { type GatewayErrorResponse, gatewayError, gatewayErrorCodes } from "../errors.ts";
+import type { CachedResponse } from "../features/response-cache.ts";
+import {
+  attemptUpstream,
+  type BufferedBody,
+  type UpstreamRequest,
+  type UpstreamResponse,
+} from "./attempt.ts";
+import type { GatewayCall } from "./gateway-call.ts";
+import { backoffDelay, type RetryPolicy } from "./retry.ts";
+
+/** How a step uses the cache; absent when caching is off for it. */
+export interface CachePolicy {
+  readonly key: string;
+  readonly ttlSeconds: number;
+  /** False under `cf-aig-skip-cache`: neither looked up nor stored. */
+  readonly use: boolean;
+}
+
+/** The result of checking a buffered 2xx: usable as is, converted, or not an answer at all. */
+export type BufferedCheck =
+  | { readonly ok: true; readonly response: UpstreamResponse }
+  | { readonly ok: false; readonly response: UpstreamResponse; readonly reason: string };
+
+/** Everything needed to run one step. */
+export interface StepTarget {
+  readonly provider: string;
+  /** The model asked for (the `cf-aig-model` header and the log's `model`). */
+  readonly model: string;
+  /** Endpoint path under the provider: the log's `path` and part of the cache key. */
+  readonly endpoint: string;
+  readonly request: UpstreamRequest;
+  /** The request asks for a stream; streamed answers are never cached. */
+  readonly streaming: boolean;
+  readonly timeoutMs: number;
+  readonly retry: RetryPolicy;
+  readonly cache?: CachePolicy;
+  /** Checks (and may convert) a buffered 2xx before it is accepted; compat uses it. */
+  readonly checkBuffered?: (response: UpstreamResponse & { body: BufferedBody }) => BufferedCheck;
+}
+
+export type StepFailure =
+  | { readonly kind: "response"; readonly response: UpstreamResponse; readonly error: string }
+  | { readonly kind: "network-error"; readonly message: string }
+  | { readonly kind: "timeout"; readonly timeoutMs: number }
+  | { readonly kind: "refused"; readonly error: GatewayErrorResponse; readonly reason: string };
+
+export type StepOutcome =
+  | { readonly kind: "cached"; readonly entry: CachedResponse }
+  | { readonly kind: "answered"; readonly response: UpstreamResponse; readonly attempts: number }
+  | { readonly kind: "failed"; readonly failure: StepFailure; readonly attempts: number };
+
+/** Whether an HTTP status from upstream is a failure that is retried and falls back. */
+export function isFailureStatus(status: number, failOn: "retryable" | "any-error"): boolean {
+  if (status === 429 || status >= 500) return true;
+  return failOn === "any-error" && status >= 400;
+}
+
+/** Runs a step: spend limits, cache, then up to `retry.maxAttempts` attempts. */
+export async function runStep(call: GatewayCall, target: StepTarget): Promise<StepOutcome> {
+  const { services, gateway } = call;
+  const spendLimits = gateway.settings.spend_limits;
+  if (spendLimits?.enabled && spendLimits.rules.length > 0) {
+    const refusal = gateway.spend.check(
+      spendLimits.rules,
+      { provider: target.provider, model: target.model, metadata: call.directives.metadata ?? {} },
+      services.now(),
+    );
+    if (refusal) {
+      const error = gatewayError(429, gatewayErrorCodes.spendLimitExceeded, refusal.message);
+      return {
+        kind: "failed",
+        failure: { kind: "refused", error, reason: "spend_limit" },
+        attempts: 0,
+      };
+    }
+  }
+  if (target.cache?.use && !target.streaming) {
+    const entry = services.cache.get(target.cache.key, services.now());
+    if (entry) return { kind: "cached", entry };
+  }
+  let failure: StepFailure | undefined;
+  for (let attempt = 1; attempt <= target.retry.maxAttempts; attempt++) {
+    if (attempt > 1) {
+      discardFailure(failure);
+      await services.sleep(backoffDelay(target.retry, attempt - 1));
+    }
+    if (call.signal.aborted) break;
+    const result = await attemptUpstream(target.request, {
+      fetch: services.fetch,
+      timeoutMs: target.timeoutMs,
+      signal: call.signal,
+    });
+    if (result.kind === "network-error") failure = result;
+    else if (result.kind === "timeout") failure = result;
+    else if (isFailureStatus(result.status, services.failOn)) {
+      failure = { kind: "response", response: result, error: `http_${result.status}` };
+    } else if (result.body.kind === "buffered" && result.status < 300 && target.checkBuffered) {
+      const checked = target.checkBuffered({ ...result, body: result.body });
+      if (checked.ok) return { kind: "answered", response: checked.response, attempts: attempt };
+      failure = { kind: "response", response: checked.response, error: checked.reason };
+    } else {
+      return { kind: "answered", response: result, attempts: attempt };
+    }
+  }
+  return {
+    kind: "failed",
+    failure: failure ?? { kind: "network-error", message: "request aborted" },
+    attempts: target.retry.maxAttempts,
+  };
+}
+
+/** Releases a failure's upstream connection when its body will not be delivered. */
+export function discardFailure(failure: StepFailure | undefined): void {
+  if (failure?.kind === "response" && failure.response.body.kind === "stream") {
+    failure.response.body.abort();
+    failure.response.body.stream.cancel().catch(() => undefined);
+  }
+}
+
+/** The gateway error that stands for a failure without an upstream response. */
+export function failureError(failure: StepFailure): GatewayErrorResponse | undefined {
+  switch (failure.kind) {
+    case "network-error":
+      return gatewayError(
+        502,
+        gatewayErrorCodes.upstreamUnreachable,
+        `Upstream request failed: ${failure.message}`,
+      );
+    case "timeout":
+      return gatewayError(
+        504,
+        gatewayErrorCodes.upstreamTimeout,
+        `Upstream sent no response within the request timeout of ${failure.timeoutMs} ms`,
+      );
+    case "refused":
+      return failure.error;
+    case "response":
+      return undefined;
+  }
+}

@@ -1,0 +1,158 @@
+/**
+ * @module
+ * `POST /v1/{account}/{gateway}`: the universal endpoint. The body is an array of steps
+ * `{provider, endpoint, headers, query, config?}` tried in order. Each step gets its retries
+ * (see `retry.ts`) before the next step is tried; a step that fails (see `step-runner.ts`) is
+ * logged and the next one runs. The first answer is passed through unchanged with `cf-aig-step`
+ * set to its index; when every step fails, the last step's error is returned with the last index.
+ */
+import type { IncomingMessage, ServerResponse } from "node:http";
+import { z } from "zod";
+import { GatewayRequestError } from "../errors.ts";
+import { headerValue, parseJson, readRequestBody } from "../http/io.ts";
+import type { UpstreamRequest } from "./attempt.ts";
+import { cachePolicyFor } from "./cache-policy.ts";
+import { deliverCached, deliverFailure, deliverResponse, recordFailure } from "./deliver.ts";
+import { mergeDirectives, objectHeaderGetter, readDirectives } from "./directives.ts";
+import { type GatewayCall, openGatewayCall } from "./gateway-call.ts";
+import type { ServingStep } from "./log-writer.ts";
+import { asksForStream, modelOf } from "./model-name.ts";
+import { resolveRetryPolicy } from "./retry.ts";
+import type { EmulatorServices } from "./services.ts";
+import { discardFailure, runStep, type StepTarget } from "./step-runner.ts";
+import { forwardedHeaders } from "./upstreams.ts";
+
+const headerName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+
+const stepSchema = z.object({
+  provider: z.string().min(1, { error: "provider is required, e.g. openai" }),
+  endpoint: z.string().min(1, { error: "endpoint is required, e.g. chat/completions" }).max(4096),
+  headers: z
+    .record(
+      z.string().regex(headerName, { error: "header names must be HTTP tokens" }),
+      z.string().refine((value) => !/[\r\n\0]/.test(value), {
+        error: "header values must not contain line breaks",
+      }),
+    )
+    .default({}),
+  query: z.unknown().refine((value) => value !== undefined, {
+    error: "query (the JSON body sent to the provider) is required",
+  }),
+  config: z
+    .object({
+      requestTimeout: z.int().min(1).max(3_600_000).optional(),
+      maxAttempts: z.int().min(1).max(5).optional(),
+      retryDelay: z.int().min(0).max(60_000).optional(),
+      backoff: z.enum(["constant", "linear", "exponential"]).optional(),
+    })
+    .optional(),
+});
+
+const bodySchema = z.union([
+  z.array(stepSchema).min(1, { error: "send at least one step" }).max(100),
+  stepSchema.transform((step) => [step]),
+]);
+
+type UniversalStepInput = z.infer<typeof stepSchema>;
+
+/** Handles a universal request. Throws `GatewayRequestError` for refusals before forwarding. */
+export async function handleUniversal(
+  services: EmulatorServices,
+  request: IncomingMessage,
+  response: ServerResponse,
+  params: { account: string; gateway: string },
+): Promise<void> {
+  const call = openGatewayCall(services, request, response, params);
+  const body = await readRequestBody(request);
+  const json = parseJson(body);
+  if (!json.ok) {
+    throw GatewayRequestError.invalid(
+      "Malformed universal request: the body must be a JSON array of steps {provider, endpoint, headers, query}.",
+    );
+  }
+  const parsed = bodySchema.safeParse(json.value);
+  if (!parsed.success) {
+    throw GatewayRequestError.invalid(
+      `Malformed universal request: ${z.prettifyError(parsed.error).replaceAll("\n", " ")}`,
+    );
+  }
+  const targets = parsed.data.map((step, index) => buildTarget(call, step, index));
+  const contentType = headerValue(request, "content-type");
+  for (const [index, target] of targets.entries()) {
+    const serving: ServingStep = {
+      step: index,
+      provider: target.provider,
+      model: target.model,
+      endpoint: target.endpoint,
+      requestType: "universal",
+      requestBytes: target.request.body?.length ?? 0,
+      ...(contentType ? { requestContentType: contentType } : {}),
+    };
+    const outcome = await runStep(call, target);
+    if (outcome.kind === "cached") {
+      deliverCached(call, serving, outcome.entry);
+      return;
+    }
+    if (outcome.kind === "answered") {
+      await deliverResponse(call, serving, outcome.response, {
+        attempts: outcome.attempts,
+        streaming: target.streaming,
+        ...(target.cache ? { cache: target.cache } : {}),
+      });
+      return;
+    }
+    const isLast = index === targets.length - 1 || call.signal.aborted;
+    if (isLast) {
+      await deliverFailure(call, serving, outcome.failure, outcome.attempts);
+      return;
+    }
+    recordFailure(call, serving, outcome.failure, outcome.attempts);
+    discardFailure(outcome.failure);
+  }
+}
+
+function buildTarget(call: GatewayCall, step: UniversalStepInput, index: number): StepTarget {
+  const { services, gateway } = call;
+  const stepDirectives = readDirectives(objectHeaderGetter(step.headers), `step ${index}`);
+  const directives = mergeDirectives(call.directives, stepDirectives);
+  const endpoint = step.endpoint.replace(/^\/+/, "");
+  const url = services.upstreams.url(step.provider, endpoint);
+  const body = Buffer.from(JSON.stringify(step.query));
+  const headers = forwardedHeaders(Object.entries(step.headers));
+  headers["content-type"] ??= "application/json";
+  const request: UpstreamRequest = { url, method: "POST", headers, body };
+  const settings = gateway.settings;
+  const cache = cachePolicyFor(call, directives, {
+    provider: step.provider,
+    method: "POST",
+    endpoint,
+    body,
+  });
+  return {
+    provider: step.provider,
+    model: modelOf(step.provider, endpoint, step.query),
+    endpoint,
+    request,
+    streaming: asksForStream(endpoint, step.query),
+    timeoutMs:
+      step.config?.requestTimeout ?? directives.requestTimeoutMs ?? services.defaultTimeoutMs,
+    retry: resolveRetryPolicy(
+      {
+        maxAttempts: step.config?.maxAttempts,
+        delayMs: step.config?.retryDelay,
+        backoff: step.config?.backoff,
+      },
+      {
+        maxAttempts: directives.maxAttempts,
+        delayMs: directives.retryDelayMs,
+        backoff: directives.backoff,
+      },
+      {
+        maxAttempts: settings.retry_max_attempts,
+        delayMs: settings.retry_delay,
+        backoff: settings.retry_backoff,
+      },
+    ),
+    ...(cache ? { cache } : {}),
+  };
+}

@@ -1,0 +1,115 @@
+/**
+ * @module
+ * The emulator's request listener: routes `/v1/...` to the gateway endpoints and `/client/v4/...`
+ * to the REST subset, and turns every refusal into Cloudflare's error body. Nothing a client sends
+ * can crash the server: unexpected errors become a 500 body and go to `onError`, and a response
+ * that already started is cut rather than left hanging.
+ */
+import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import {
+  GatewayRequestError,
+  gatewayError,
+  gatewayErrorCodes,
+  RestRequestError,
+  restErrorCodes,
+} from "./errors.ts";
+import { restErrorBody, sendGatewayError, sendJson, sendRestError } from "./http/io.ts";
+import { Router } from "./http/router.ts";
+import { handleRest } from "./rest/index.ts";
+import { handleCompat } from "./runtime/compat.ts";
+import { handleProviderNative } from "./runtime/provider-native.ts";
+import type { EmulatorServices } from "./runtime/services.ts";
+import { handleUniversal } from "./runtime/universal.ts";
+
+type GatewayHandler = (
+  services: EmulatorServices,
+  request: IncomingMessage,
+  response: ServerResponse,
+  params: { account: string; gateway: string; provider: string },
+) => Promise<void>;
+
+const gatewayRouter = new Router<GatewayHandler>()
+  .add("POST", "/v1/:account/:gateway/compat/chat/completions", handleCompat)
+  .add("*", "/v1/:account/:gateway/:provider/*path", handleProviderNative)
+  .add("POST", "/v1/:account/:gateway", handleUniversal);
+
+/** The listener for `http.createServer`. */
+export function createRequestListener(services: EmulatorServices): RequestListener {
+  return (request, response) => {
+    handle(services, request, response).catch((error: unknown) =>
+      answerError(services, request, response, error),
+    );
+  };
+}
+
+async function handle(
+  services: EmulatorServices,
+  request: IncomingMessage,
+  response: ServerResponse,
+): Promise<void> {
+  let url: URL;
+  try {
+    url = new URL(request.url ?? "/", "http://emulator.invalid");
+  } catch {
+    throw GatewayRequestError.invalid("The request URL is not valid.");
+  }
+  const path = url.pathname;
+  if (path.startsWith("/client/v4/")) {
+    await handleRest(services, request, response, url);
+    return;
+  }
+  if (path.startsWith("/v1/")) {
+    const found = gatewayRouter.lookup(request.method ?? "GET", path);
+    if (found.kind === "match") {
+      const { account = "", gateway = "", provider = "" } = found.match.params;
+      await found.match.handler(services, request, response, { account, gateway, provider });
+      return;
+    }
+    throw found.kind === "method-not-allowed"
+      ? new GatewayRequestError(
+          405,
+          gatewayErrorCodes.notFound,
+          `Method ${request.method} not allowed here; use ${found.allowed.join(", ")}.`,
+        )
+      : new GatewayRequestError(
+          404,
+          gatewayErrorCodes.notFound,
+          "No gateway endpoint here: use /v1/{account}/{gateway}, /v1/{account}/{gateway}/{provider}/{path} or /v1/{account}/{gateway}/compat/chat/completions.",
+        );
+  }
+  if (path === "/" && (request.method === "GET" || request.method === "HEAD")) {
+    sendJson(response, 200, {
+      name: "stepwise-emulator",
+      account: services.config.accountId,
+      gateways: services.gateways.list().map((gateway) => gateway.id),
+      rest: `${services.publicUrl()}/client/v4`,
+    });
+    return;
+  }
+  sendJson(response, 404, restErrorBody(restErrorCodes.noRoute, "No route for that URI"));
+}
+
+function answerError(
+  services: EmulatorServices,
+  request: IncomingMessage,
+  response: ServerResponse,
+  error: unknown,
+): void {
+  if (response.headersSent) {
+    // The answer already started; cutting the connection is the only honest signal left.
+    response.destroy();
+    if (!(error instanceof GatewayRequestError || error instanceof RestRequestError)) {
+      services.onError(error);
+    }
+    return;
+  }
+  if (error instanceof RestRequestError) sendRestError(response, error);
+  else if (error instanceof GatewayRequestError) sendGatewayError(response, error.toResponse());
+  else {
+    services.onError(error);
+    const body = gatewayError(500, gatewayErrorCodes.internal, "Internal emulator error");
+    if ((request.url ?? "").startsWith("/client/v4/")) {
+      sendJson(response, 500, restErrorBody(gatewayErrorCodes.internal, "Internal emulator error"));
+    } else sendGatewayError(response, body);
+  }
+}
