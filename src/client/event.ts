@@ -12,7 +12,10 @@ export interface CallEvent {
   id: string;
   gateway: string;
   route: string;
-  /** `universal` (the client sent the chain) or `dynamic` (compat endpoint, `dynamic/<route>`). */
+  /**
+   * `universal` (the client sent the chain), `dynamic` (compat endpoint, `dynamic/<route>`) or
+   * `fetch` (a call through `client.fetch`, e.g. by the OpenAI SDK).
+   */
   mode: "universal" | "dynamic" | "fetch";
   /** 0-based index of the route step that served; null when no step served. */
   step: number | null;
@@ -38,4 +41,10 @@ export interface CallEvent {
   attempts: number;
   /** True when the response streamed. */
   streamed: boolean;
+  /**
+   * Route steps (0-based) whose answers the caller's validator rejected, in order; absent when
+   * none was. A call that recovered on a later step has `ok: true` and this list; a call whose
+   * every answer was rejected has `errorCode: "output_rejected"`.
+   */
+  rejectedSteps?: number[];
 }

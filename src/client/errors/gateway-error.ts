@@ -1,0 +1,79 @@
+/**
+ * @module
+ * The base of the client's error tree, {@link GatewayError}, and the marker helper that makes
+ * `isInstance` work across duplicate copies of the package (it checks a `Symbol.for` marker
+ * instead of the prototype chain).
+ */
+
+import { StepwiseError } from "../../errors/index.ts";
+
+const gatewayMarker = Symbol.for("stepwise.client.GatewayError");
+
+/** The route step an error is about: its index in the route, provider and model. */
+export interface StepReference {
+  readonly index: number;
+  readonly provider: string;
+  readonly model: string;
+}
+
+/** Options every client error accepts. */
+export interface GatewayErrorOptions {
+  /** Stable, machine-readable code, e.g. `rate_limited`. */
+  readonly code: string;
+  readonly message: string;
+  /** True when another attempt (or a later call) may succeed. */
+  readonly isRetryable: boolean;
+  /** The route step the error is about, when one is known. */
+  readonly step?: StepReference;
+  readonly cause?: unknown;
+}
+
+/**
+ * The base of every error the client throws.
+ * @example
+ * try { await client.chat({ route: "default", messages }); }
+ * catch (error) { if (GatewayError.isInstance(error) && error.isRetryable) scheduleRetry(); }
+ */
+export class GatewayError extends StepwiseError {
+  readonly [gatewayMarker] = true;
+  /** True when another attempt (or a later call) may succeed. */
+  readonly isRetryable: boolean;
+  /** The route step this error is about, when known. */
+  readonly step: StepReference | undefined;
+
+  constructor({ code, message, isRetryable, step, cause }: GatewayErrorOptions) {
+    super({ code, message, cause });
+    this.name = "GatewayError";
+    this.isRetryable = isRetryable;
+    this.step = step;
+  }
+
+  /** True for any client error, from any copy of the package. */
+  static override isInstance(error: unknown): error is GatewayError {
+    return hasMarker(error, gatewayMarker);
+  }
+}
+
+/** The `Symbol.for` marker of one error class. */
+export function errorMarker(className: string): symbol {
+  return Symbol.for(`stepwise.client.${className}`);
+}
+
+/** True when `error` carries `marker`. */
+export function hasMarker(error: unknown, marker: symbol): boolean {
+  return typeof error === "object" && error !== null && marker in error;
+}
+
+/** A short description of a thrown value, for messages. */
+export function describeCause(cause: unknown): string {
+  if (cause instanceof Error) {
+    const inner = cause.cause instanceof Error ? ` (${cause.cause.message})` : "";
+    return `${cause.message}${inner}`;
+  }
+  return String(cause);
+}
+
+/** Spreads an optional step into error options. */
+export function withStep(step: StepReference | undefined): { step?: StepReference } {
+  return step === undefined ? {} : { step };
+}

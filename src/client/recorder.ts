@@ -1,0 +1,92 @@
+/**
+ * @module
+ * Recorders receive exactly one {@link CallEvent} per call, success or failure, and the circuit
+ * breaker's transitions. A recorder that throws (or rejects) never breaks the call: the client
+ * catches it and tells `onRecorderError`. The JSON-lines file recorder lives in
+ * `src/client/node/` because it needs `node:fs`; the client core never imports it.
+ */
+
+import type { BreakerTransition } from "./breaker.ts";
+import type { CallEvent } from "./event.ts";
+
+/**
+ * Where the client sends what it observed.
+ * @example
+ * const recorder: Recorder = { record: (event) => queue.push(event) };
+ */
+export interface Recorder {
+  /** Called once per call, after it finished (or failed). */
+  record(event: CallEvent): void | Promise<void>;
+  /** Called when a provider's circuit changes state. */
+  breaker?(transition: BreakerTransition): void | Promise<void>;
+}
+
+/** A recorder that keeps everything in arrays, for tests and dashboards. */
+export interface MemoryRecorder extends Recorder {
+  readonly events: CallEvent[];
+  readonly transitions: BreakerTransition[];
+  /** Empties both arrays. */
+  clear(): void;
+}
+
+/**
+ * Keeps events and breaker transitions in memory.
+ * @example
+ * const recorder = memoryRecorder();
+ * const client = createGatewayClient({ accountId, gatewayId, routes, recorder });
+ * await client.chat({ route: "default", messages });
+ * recorder.events[0]?.step; // 0
+ */
+export function memoryRecorder(): MemoryRecorder {
+  const events: CallEvent[] = [];
+  const transitions: BreakerTransition[] = [];
+  return {
+    events,
+    transitions,
+    record: (event) => {
+      events.push(event);
+    },
+    breaker: (transition) => {
+      transitions.push(transition);
+    },
+    clear: () => {
+      events.length = 0;
+      transitions.length = 0;
+    },
+  };
+}
+
+/**
+ * Calls a function with each event (and, optionally, each breaker transition).
+ * @example
+ * const recorder = callbackRecorder((event) => metrics.increment(`step.${event.step}`));
+ */
+export function callbackRecorder(
+  onEvent: (event: CallEvent) => void | Promise<void>,
+  onTransition?: (transition: BreakerTransition) => void | Promise<void>,
+): Recorder {
+  return onTransition === undefined
+    ? { record: onEvent }
+    : { record: onEvent, breaker: onTransition };
+}
+
+/**
+ * Runs a recorder method so that neither a throw nor a rejection escapes.
+ * @internal
+ */
+export function callSafely(run: () => unknown, onError: (error: unknown) => void): void {
+  try {
+    const outcome = run();
+    if (outcome instanceof Promise) outcome.catch((error: unknown) => report(onError, error));
+  } catch (error) {
+    report(onError, error);
+  }
+}
+
+function report(onError: (error: unknown) => void, error: unknown): void {
+  try {
+    onError(error);
+  } catch {
+    // An error handler that throws is ignored too: recording never breaks a call.
+  }
+}

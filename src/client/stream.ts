@@ -1,0 +1,263 @@
+/**
+ * @module
+ * `client.stream`: deltas as they arrive, then the same result `chat` returns. Attempts are
+ * retried (with failover and backoff) until one answers 2xx; after that the stream is the
+ * answer, so a stream that breaks or ends without its end marker fails the call instead of being
+ * retried (the caller has already seen part of it). A validator runs on the complete answer; a
+ * rejection fails the call with `OutputRejectedError`.
+ */
+
+import { type AttemptPlan, compatAdapter, type SentAttempt, sendAttempt } from "./attempt.ts";
+import { type AttemptOutcome, runAttempts } from "./attempt-loop.ts";
+import { type PreparedCall, prepareCall, startTracker } from "./call-setup.ts";
+import type { CallTracker } from "./call-tracker.ts";
+import { observeChain, referenceOf, releaseProbes } from "./chain.ts";
+import { adapterFor, errorCodeOf } from "./chat.ts";
+import { type ClientContext, clientDefaults } from "./context.ts";
+import { AbortedError, GatewayError, isRetryableStatus } from "./errors.ts";
+import { answerFailure, transportError, unknownStepError } from "./failure.ts";
+import type { AttemptScope } from "./scope.ts";
+import { readDeltas, type StreamProgress, usageOf } from "./stream-reader.ts";
+import type { ChatDelta, ChatOptions, ChatResponse, ChatStream } from "./types.ts";
+
+/** A 2xx streamed answer whose body is still unread. */
+interface OpenStream {
+  readonly sent: SentAttempt;
+  readonly scope: AttemptScope;
+}
+
+/** Starts `client.stream`; nothing is sent until the stream is iterated or collected. */
+export function startStream(context: ClientContext, options: ChatOptions): ChatStream {
+  const controller = new AbortController();
+  const callerSignal = options.signal;
+  const onCallerAbort = () => controller.abort(callerSignal?.reason);
+  if (callerSignal?.aborted) onCallerAbort();
+  else callerSignal?.addEventListener("abort", onCallerAbort, { once: true });
+
+  let settle!: { resolve(value: ChatResponse): void; reject(error: unknown): void };
+  const result = new Promise<ChatResponse>((resolve, reject) => {
+    settle = { resolve, reject };
+  });
+  result.catch(() => undefined);
+  let started = false;
+
+  const run = async function* (): AsyncGenerator<ChatDelta> {
+    try {
+      const response = yield* streamCall(context, { ...options, signal: controller.signal });
+      settle.resolve(response);
+    } catch (error) {
+      settle.reject(error);
+      throw error;
+    } finally {
+      callerSignal?.removeEventListener("abort", onCallerAbort);
+      // A consumer that stops early ends the call: free the connection, fail the result.
+      controller.abort();
+      settle.reject(new AbortedError());
+    }
+  };
+  const generator = run();
+
+  return {
+    result,
+    [Symbol.asyncIterator]() {
+      if (started)
+        throw new TypeError(
+          "A ChatStream can be iterated only once; read `result` for the answer.",
+        );
+      started = true;
+      return generator;
+    },
+    collect() {
+      if (!started) {
+        started = true;
+        (async () => {
+          for await (const _ of generator) {
+            // Draining; the deltas end up in the result.
+          }
+        })().catch(() => undefined);
+      }
+      return result;
+    },
+    cancel() {
+      controller.abort();
+    },
+  };
+}
+
+async function* streamCall(
+  context: ClientContext,
+  options: ChatOptions,
+): AsyncGenerator<ChatDelta, ChatResponse> {
+  const tracker = startTracker(context, options, true);
+  let call: PreparedCall | undefined;
+  let finished = false;
+  try {
+    call = prepareCall(context, options, tracker, true);
+    const prepared = call;
+    const open = await runAttempts<OpenStream>(context, prepared, tracker, {
+      attempt: (plan) => streamAttempt(context, prepared, tracker, plan),
+    });
+    const response = yield* readAnswer(context, prepared, tracker, open);
+    finished = true;
+    tracker.recordSuccess(response);
+    return response;
+  } catch (error) {
+    finished = true;
+    tracker.recordFailure(errorCodeOf(error));
+    throw error;
+  } finally {
+    if (!finished) tracker.recordFailure("aborted");
+    if (call !== undefined) {
+      releaseProbes(context.breaker, call.probes);
+      call.scope.dispose();
+    }
+  }
+}
+
+async function* readAnswer(
+  context: ClientContext,
+  call: PreparedCall,
+  tracker: CallTracker,
+  { sent, scope }: OpenStream,
+): AsyncGenerator<ChatDelta, ChatResponse> {
+  const served = sent.served;
+  const entry = served?.entry ?? null;
+  const progress: StreamProgress = {
+    text: "",
+    tokensIn: undefined,
+    tokensOut: undefined,
+    finishReason: undefined,
+  };
+  const adapter = served === null ? compatAdapter : adapterFor(sent.plan, served);
+  const cached = sent.cacheStatus === "HIT";
+  const observe = (outcome: "answered" | "failed") => {
+    if (served !== null && !cached) {
+      observeChain(context.breaker, sent.order, served.position, outcome, call.probes);
+    }
+  };
+  try {
+    yield* readDeltas({
+      body: sent.response.body ?? new ReadableStream({ start: (stream) => stream.close() }),
+      parser: adapter.createStreamParser(),
+      scope,
+      idleTimeoutMs: context.options.streamIdleTimeoutMs ?? clientDefaults.streamIdleTimeoutMs,
+      url: sent.url,
+      step: entry === null ? undefined : referenceOf(entry),
+      deadlineMs: call.scope.deadlineMs,
+      attempts: () => tracker.attempts,
+      progress,
+    });
+  } catch (error) {
+    const stoppedByCaller = call.scope.stopReason() !== null;
+    if (!stoppedByCaller) observe("failed");
+    if (entry !== null && GatewayError.isInstance(error))
+      tracker.noteFailure(entry, sent.response.status, error);
+    throw error;
+  } finally {
+    scope.dispose();
+  }
+  observe("answered");
+  const usage = usageOf(progress);
+  const response: ChatResponse = {
+    id: tracker.id,
+    text: progress.text,
+    usage,
+    cost: tracker.costOf(entry, entry?.step.model ?? "", usage, cached),
+    finishReason: progress.finishReason ?? "unknown",
+    served: {
+      index: entry?.index ?? null,
+      provider: entry?.step.provider ?? null,
+      model: entry?.step.model ?? null,
+      responseModel: entry?.step.model ?? "",
+      cached,
+      logId: sent.logId,
+      attempts: tracker.attempts,
+      latencyMs: tracker.elapsedMs(),
+    },
+  };
+  const validate = call.options.validate;
+  if (validate !== undefined) {
+    const verdict = await validate(response);
+    if (verdict !== true) {
+      throw tracker.noteRejection(
+        entry,
+        typeof verdict === "string" && verdict !== "" ? verdict : "rejected",
+      );
+    }
+  }
+  return response;
+}
+
+async function streamAttempt(
+  context: ClientContext,
+  call: PreparedCall,
+  tracker: CallTracker,
+  plan: AttemptPlan,
+): Promise<AttemptOutcome<OpenStream>> {
+  const attemptTimeoutMs = context.options.attemptTimeoutMs;
+  const scope = call.scope.startAttempt(attemptTimeoutMs);
+  let sent: SentAttempt | undefined;
+  let keepScope = false;
+  try {
+    sent = await sendAttempt(context, plan, call.request, call.headers, scope.signal);
+    tracker.noteAnswer(sent);
+    if (sent.response.ok) {
+      if (plan.kind === "universal" && sent.served === null) {
+        await sent.response.body?.cancel();
+        return {
+          kind: "failure",
+          error: unknownStepError(sent),
+          next: "stop",
+          position: null,
+          order: sent.order,
+          status: sent.response.status,
+          stepOutcome: "unknown",
+          exhausted: false,
+        };
+      }
+      scope.clearTimeout();
+      keepScope = true;
+      return {
+        kind: "answer",
+        answer: { sent, scope },
+        served: sent.served,
+        order: sent.order,
+        cached: sent.cacheStatus === "HIT",
+        observedLater: true,
+      };
+    }
+    const failure = answerFailure(sent, await sent.response.text(), context.now);
+    return {
+      kind: "failure",
+      error: failure.error,
+      next: "retry",
+      position: failure.position,
+      order: sent.order,
+      status: sent.response.status,
+      stepOutcome: isRetryableStatus(sent.response.status) ? "failed" : "unknown",
+      exhausted: failure.lastStep,
+    };
+  } catch (cause) {
+    if (sent === undefined) tracker.noteNoAnswer();
+    const error = transportError({
+      cause,
+      reason: scope.stopReason(),
+      url: sent?.url ?? context.gatewayUrl,
+      attemptTimeoutMs,
+      deadlineMs: call.scope.deadlineMs,
+      attempts: tracker.attempts,
+    });
+    return {
+      kind: "failure",
+      error,
+      next: error.isRetryable ? "retry" : "stop",
+      position: null,
+      order: sent?.order ?? [],
+      status: null,
+      stepOutcome: "unknown",
+      exhausted: false,
+    };
+  } finally {
+    if (!keepScope) scope.dispose();
+  }
+}

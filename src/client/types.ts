@@ -1,0 +1,195 @@
+/**
+ * @module
+ * The client's public option and result types: what `createGatewayClient`, `client.chat` and
+ * `client.stream` accept and return.
+ */
+
+import type { ModelPrices, RouteConfig, StepConfig } from "../config/schema.ts";
+import type { ChatMessage, FinishReason, StreamDelta, TokenUsage } from "../providers/types.ts";
+import type { KeyLookup } from "../routes/universal.ts";
+import type { BreakerOptions } from "./breaker.ts";
+import type { Recorder } from "./recorder.ts";
+
+/** A `fetch`-compatible function, as `globalThis.fetch`. */
+export type FetchFunction = (input: RequestInfo | URL, init?: RequestInit) => Promise<Response>;
+
+/** Waits `ms` milliseconds; rejects with the signal's reason when it aborts first. */
+export type SleepFunction = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+/** How the gateway learns the route: the client sends the chain, or the gateway holds it. */
+export type RouteMode = "universal" | "dynamic";
+
+/** A route as the config holds it, or just its steps. */
+export type RouteInput = RouteConfig | readonly StepConfig[];
+
+/** Backoff between retries: constant `d`, linear `d·n`, exponential `d·2^(n-1)`. */
+export type Backoff = "constant" | "linear" | "exponential";
+
+/** Settings for `createGatewayClient`. Only `accountId` and `gatewayId` are required. */
+export interface GatewayClientOptions {
+  /** Your 32-character Cloudflare account id. */
+  readonly accountId: string;
+  /** The AI Gateway id, e.g. `chat-prod`. */
+  readonly gatewayId: string;
+  /**
+   * Gateway origin. Default `https://gateway.ai.cloudflare.com`; the emulator's or the
+   * companion Worker's URL work the same way. URLs are `${baseUrl}/v1/${accountId}/${gatewayId}`.
+   */
+  readonly baseUrl?: string;
+  /** Sent as `cf-aig-authorization: Bearer <token>`; needed for authenticated gateways. */
+  readonly gatewayToken?: string;
+  /** Routes by name, e.g. `config.gateways[0].routes`, or inline. */
+  readonly routes?: Readonly<Record<string, RouteInput>>;
+  /** Prices per million tokens keyed `provider/model` (`config.models`), for `cost`. */
+  readonly prices?: ModelPrices;
+  /** Provider → key. Leave out when the gateway (BYOK) or the companion Worker holds keys. */
+  readonly keyLookup?: KeyLookup;
+  /** Default `universal`. */
+  readonly mode?: RouteMode;
+  /** Default: `globalThis.fetch`, looked up at call time. */
+  readonly fetch?: FetchFunction;
+  /** Clock in epoch ms. Default: `Date.now`, looked up at call time. */
+  readonly now?: () => number;
+  /** Event ids. Default: `crypto.randomUUID()`. */
+  readonly generateId?: () => string;
+  /** Waits between client-level retries. Default: a `setTimeout` that the signal cancels. */
+  readonly sleep?: SleepFunction;
+  /** Receives one `CallEvent` per call and the breaker's transitions. */
+  readonly recorder?: Recorder;
+  /** Told when the recorder throws (the call itself never fails because of it). */
+  readonly onRecorderError?: (error: unknown) => void;
+  /** Default `cf-aig-request-timeout` (ms to first byte, per step) for every call. */
+  readonly requestTimeoutMs?: number;
+  /** Client-side limit for one attempt, in ms. Default: none (only the deadline applies). */
+  readonly attemptTimeoutMs?: number;
+  /** Longest a stream may stay silent, in ms. Default 60 000. */
+  readonly streamIdleTimeoutMs?: number;
+  /** Overall deadline per call, in ms, when neither the call nor the route sets one. Default 120 000. */
+  readonly deadlineMs?: number;
+  /** Most HTTP attempts per call, validation retries included. Default 3. */
+  readonly maxAttempts?: number;
+  /** Base wait between client-level retries, in ms. Default 250; doubles, capped at 5 000. */
+  readonly retryDelayMs?: number;
+  /** Longest wait between client-level retries, in ms. Default 5 000. */
+  readonly maxRetryDelayMs?: number;
+  /** Circuit breaker settings, or `false` to turn it off. */
+  readonly breaker?: BreakerOptions | false;
+  /** Extra headers on every gateway request (never recorded). */
+  readonly headers?: Readonly<Record<string, string>>;
+}
+
+/** Gateway-side retries of each step (`cf-aig-max-attempts`, `-retry-delay`, `-backoff`). */
+export interface GatewayRetries {
+  /** 1–5. */
+  readonly maxAttempts?: number;
+  /** ms, at most 5 000. */
+  readonly delayMs?: number;
+  readonly backoff?: Backoff;
+}
+
+/** Per-call gateway settings that become `cf-aig-*` headers. */
+export interface GatewayCallSettings {
+  /** `cf-aig-cache-ttl` in seconds: 0 turns caching off, else 60 to 2 592 000. */
+  readonly cacheTtl?: number;
+  /** `cf-aig-skip-cache: true` bypasses the cache lookup. */
+  readonly skipCache?: boolean;
+  /** `cf-aig-cache-key`: your own cache key. */
+  readonly cacheKey?: string;
+  /** `cf-aig-metadata`: at most 5 entries of string, number or boolean. */
+  readonly metadata?: Readonly<Record<string, string | number | boolean>>;
+  /** `cf-aig-event-id`; also the recorded event's `id`. Default: a generated id. */
+  readonly eventId?: string;
+  /** `cf-aig-request-timeout`: ms to first byte before the gateway moves to the next step. */
+  readonly requestTimeoutMs?: number;
+  /** Gateway-side retries within each step. */
+  readonly retries?: GatewayRetries;
+  /** `cf-aig-collect-log`: override the gateway's log setting for this call. */
+  readonly collectLog?: boolean;
+}
+
+/** What `validate` returns: true accepts; false or a reason rejects the answer. */
+export type ValidationOutcome = boolean | string;
+
+/** Checks an answer; a rejection makes the client try the steps after the one that served. */
+export type OutputValidator = (
+  result: ChatResponse,
+) => ValidationOutcome | Promise<ValidationOutcome>;
+
+/** Options for `client.chat` and `client.stream`. */
+export interface ChatOptions extends GatewayCallSettings {
+  /** Route name, a key of the client's `routes`. */
+  readonly route: string;
+  readonly messages: readonly ChatMessage[];
+  /** Overrides the client's mode for this call. */
+  readonly mode?: RouteMode;
+  readonly maxTokens?: number;
+  readonly temperature?: number;
+  readonly topP?: number;
+  readonly stop?: readonly string[];
+  /** Cancels the call: in-flight requests, streams and waits. */
+  readonly signal?: AbortSignal;
+  /** Overall deadline in ms; beats the route's `deadlineMs` and the client's. */
+  readonly deadlineMs?: number;
+  /** Most HTTP attempts for this call; beats the client's `maxAttempts`. */
+  readonly maxAttempts?: number;
+  /** Checks each answer. See {@link OutputValidator}. */
+  readonly validate?: OutputValidator;
+}
+
+/** Which step served a call, and how. */
+export interface ServedInfo {
+  /** 0-based index of the step in the route; null only if a dynamic route's answer named none. */
+  readonly index: number | null;
+  /** The serving step's provider slug (null with `index`). */
+  readonly provider: string | null;
+  /** The serving step's model as the route names it (null with `index`). */
+  readonly model: string | null;
+  /** The model the provider says answered, e.g. a dated snapshot. */
+  readonly responseModel: string;
+  /** True when the gateway answered from its cache (`cf-aig-cache-status: HIT`). */
+  readonly cached: boolean;
+  /** `cf-aig-log-id`, to find the call in the gateway's logs. */
+  readonly logId: string | null;
+  /** HTTP attempts the client made for this call. */
+  readonly attempts: number;
+  /** Wall time of the whole call, in ms. */
+  readonly latencyMs: number;
+}
+
+/** A normalised answer and the step that served it. */
+export interface ChatResponse {
+  /** The call's id: the recorded event's `id` and the `cf-aig-event-id` sent. */
+  readonly id: string;
+  readonly text: string;
+  readonly usage: TokenUsage;
+  /** USD from the price table; 0 for cache hits; null when the model has no price. */
+  readonly cost: number | null;
+  readonly finishReason: FinishReason;
+  readonly served: ServedInfo;
+}
+
+/** What a stream yields: text as it arrives, then usage and the finish reason. */
+export type ChatDelta = Extract<StreamDelta, { type: "text" | "usage" | "finish" }>;
+
+/**
+ * A streamed answer: iterate it for deltas, then read `result`.
+ * @example
+ * const stream = client.stream({ route: "default", messages });
+ * for await (const delta of stream) if (delta.type === "text") process.stdout.write(delta.text);
+ * const { served, usage } = await stream.result;
+ */
+export interface ChatStream extends AsyncIterable<ChatDelta> {
+  /**
+   * Settles when the stream has been read to its end (by iterating or by `collect()`): the full
+   * answer, or the error that ended the stream. A stream without its end marker rejects with
+   * `IncompleteStreamError`.
+   */
+  readonly result: Promise<ChatResponse>;
+  /** Reads the stream to its end without iterating; the same promise as `result`. */
+  collect(): Promise<ChatResponse>;
+  /** Stops the stream; `result` rejects with `AbortedError`. */
+  cancel(): void;
+}
+
+/** One provider's circuit, as `client.health()` reports it. */
+export type { BreakerState, ProviderHealth } from "./breaker.ts";
