@@ -38,7 +38,10 @@ export async function probeProviders(context: HandlerContext): Promise<ProviderH
       (target): target is { provider: string; gateway: string; model: string } =>
         target.gateway !== undefined,
     );
-  return Promise.all(targets.map((target) => probeOne(target, context)));
+  // One at a time: a probe's latency is then its own, and a cron has minutes to spare.
+  const results: ProviderHealth[] = [];
+  for (const target of targets) results.push(await probeOne(target, context));
+  return results;
 }
 
 /** The first gateway and model whose routes use a provider. */

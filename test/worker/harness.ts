@@ -26,6 +26,7 @@ export function testConfig(overrides: Record<string, unknown> = {}): Record<stri
             { provider: "anthropic", model: "claude-sonnet-4-5" },
             { provider: "openai", model: "gpt-4o-mini" },
           ],
+          "long-context": [{ provider: "google-ai-studio", model: "gemini-2.5-flash" }],
         },
       },
       {
