@@ -1,0 +1,286 @@
+/**
+ * The real program (`infra/index.ts`) over the example stack, `Pulumi.dev.yaml`, with Pulumi's
+ * mocks: every resource's type token, name, parent and inputs, the stack outputs, and secrets.
+ */
+import { createHash } from "node:crypto";
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import * as pulumi from "@pulumi/pulumi";
+import { beforeAll, describe, expect, it, vi } from "vitest";
+import { routeGraphHash, toPulumiElements } from "../../infra/dynamic-route.ts";
+import { loadConfig, parseConfig, type StepwiseConfig } from "../../src/config/index.ts";
+import { compileDynamicRoute } from "../../src/routes/index.ts";
+import {
+  fixtureBundlePath,
+  installMocks,
+  type Recorder,
+  repoRoot,
+  stackConfigFromFile,
+} from "./helpers.ts";
+
+const testSecrets = {
+  "stepwise:rotateToken": "test-rotate-token-3f9a71c2",
+  "stepwise:gatewayToken": "test-gateway-token-8be0d5a4",
+  "cloudflare:apiToken": "test-cloudflare-api-token-11aa",
+};
+
+let recorder: Recorder;
+let outputs: Record<string, unknown>;
+let config: StepwiseConfig;
+
+beforeAll(async () => {
+  ({ config } = await loadConfig({ stack: "dev", cwd: repoRoot }));
+  const mocks = await installMocks("dev");
+  recorder = mocks.recorder;
+  const stackConfig = stackConfigFromFile(path.join(repoRoot, "Pulumi.dev.yaml"), testSecrets);
+  pulumi.runtime.setAllConfig(stackConfig.config, stackConfig.secretKeys);
+  vi.stubEnv("STEPWISE_WORKER_BUNDLE", fixtureBundlePath);
+  vi.resetModules();
+  outputs = (await pulumi.runtime.runInPulumiStack(async () => {
+    pulumi.runtime.registerStackTransformation(mocks.transformation);
+    return await import("../../infra/index.ts");
+  })) as Record<string, unknown>;
+  vi.unstubAllEnvs();
+});
+
+describe("the example stack", () => {
+  it("declares exactly one component per concern and their children", () => {
+    const summary = recorder.resources
+      .map(({ type, name, parent }) => `${type} ${name} < ${parent}`)
+      .sort();
+    expect(summary).toEqual(
+      [
+        "stepwise:index:Gateway chat-prod < stack",
+        "cloudflare:index/aiGateway:AiGateway chat-prod-gateway < chat-prod",
+        "cloudflare:index/aiGatewayDynamicRouting:AiGatewayDynamicRouting chat-prod-route-default < chat-prod",
+        "cloudflare:index/aiGatewayDynamicRouting:AiGatewayDynamicRouting chat-prod-route-fast < chat-prod",
+        "cloudflare:index/aiGatewayDynamicRouting:AiGatewayDynamicRouting chat-prod-route-long-context < chat-prod",
+        "stepwise:index:Gateway batch-dev < stack",
+        "cloudflare:index/aiGateway:AiGateway batch-dev-gateway < batch-dev",
+        "cloudflare:index/aiGatewayDynamicRouting:AiGatewayDynamicRouting batch-dev-route-summarise < batch-dev",
+        "stepwise:index:KeyVault key-vault < stack",
+        "cloudflare:index/workersKvNamespace:WorkersKvNamespace key-vault-kv < key-vault",
+        "cloudflare:index/workersScript:WorkersScript key-vault-worker < key-vault",
+        "cloudflare:index/workersCronTrigger:WorkersCronTrigger key-vault-cron < key-vault",
+        "cloudflare:index/workersScriptSubdomain:WorkersScriptSubdomain key-vault-subdomain < key-vault",
+      ].sort(),
+    );
+    // No BYOK gateway in the example: no Secrets Store.
+    expect(recorder.ofType("cloudflare:index/secretsStore:SecretsStore")).toEqual([]);
+  });
+
+  it("sends every setting of chat-prod to its gateway", () => {
+    const gateway = recorder.named("chat-prod-gateway");
+    expect(gateway.inputs).toEqual({
+      accountId: "0123456789abcdef0123456789abcdef",
+      aiGatewayId: "chat-prod",
+      authentication: true,
+      cacheTtl: 300,
+      cacheInvalidateOnUpdate: true,
+      rateLimitingLimit: 600,
+      rateLimitingInterval: 60,
+      rateLimitingTechnique: "sliding",
+      collectLogs: true,
+      logManagement: 1_000_000,
+      logManagementStrategy: "DELETE_OLDEST",
+      retryMaxAttempts: 2,
+      retryDelay: 250,
+      retryBackoff: "exponential",
+      spendLimits: {
+        enabled: true,
+        rules: [
+          {
+            id: "daily-budget",
+            enabled: true,
+            limit: 50,
+            limitType: "cost",
+            window: 86400,
+            technique: "sliding",
+          },
+        ],
+      },
+    });
+    expect(gateway.options.ignoreChanges).toEqual(
+      expect.arrayContaining(["dlp", "guardrails", "otels", "zdr", "storeId"]),
+    );
+    expect(gateway.options.ignoreChanges).not.toContain("retryMaxAttempts");
+  });
+
+  it("turns off what batch-dev leaves unset with explicit values, and ignores unset retries", () => {
+    const gateway = recorder.named("batch-dev-gateway");
+    expect(gateway.inputs).toMatchObject({
+      aiGatewayId: "batch-dev",
+      authentication: false,
+      cacheTtl: 3600,
+      cacheInvalidateOnUpdate: false,
+      rateLimitingLimit: 100,
+      rateLimitingInterval: 60,
+      rateLimitingTechnique: "fixed",
+      logManagement: 100_000,
+      logManagementStrategy: "STOP_INSERTING",
+      spendLimits: { enabled: false },
+    });
+    expect(gateway.inputs).not.toHaveProperty("retryMaxAttempts");
+    expect(gateway.options.ignoreChanges).toEqual(
+      expect.arrayContaining(["retryMaxAttempts", "retryDelay", "retryBackoff"]),
+    );
+  });
+
+  it("deploys each route as the compiler's graph, in the Pulumi spelling", () => {
+    for (const gateway of config.gateways) {
+      for (const [routeName, route] of Object.entries(gateway.routes)) {
+        const resource = recorder.named(`${gateway.id}-route-${routeName}`);
+        const compiled = compileDynamicRoute(route);
+        expect(resource.inputs).toEqual({
+          accountId: config.accountId,
+          gatewayId: gateway.id,
+          name: routeName,
+          elements: toPulumiElements(compiled),
+        });
+        expect(resource.options.replacementTrigger).toBe(routeGraphHash(compiled));
+        expect(resource.options.deleteBeforeReplace).toBe(true);
+        expect(resource.options.ignoreChanges).toBeUndefined();
+      }
+    }
+    // One route spelled out: provider → aiGatewayDynamicRoutingProvider, fallback in order.
+    expect(recorder.named("chat-prod-route-fast").inputs.elements).toEqual([
+      { id: "start", type: "start", outputs: { next: { elementId: "model-0" } } },
+      {
+        id: "model-0",
+        type: "model",
+        properties: {
+          aiGatewayDynamicRoutingProvider: "groq",
+          model: "llama-3.1-8b-instant",
+          timeout: 3000,
+        },
+        outputs: { success: { elementId: "end" }, fallback: { elementId: "model-1" } },
+      },
+      {
+        id: "model-1",
+        type: "model",
+        properties: {
+          aiGatewayDynamicRoutingProvider: "openai",
+          model: "gpt-4o-mini",
+          timeout: 5000,
+        },
+        outputs: { success: { elementId: "end" }, fallback: { elementId: "end" } },
+      },
+      { id: "end", type: "end", outputs: {} },
+    ]);
+  });
+
+  it("uploads the Worker bundle by file and hash, with the wrangler.jsonc runtime", () => {
+    const script = recorder.named("key-vault-worker");
+    const wrangler = readWranglerSettings(path.join(repoRoot, "wrangler.jsonc"));
+    expect(script.inputs).toMatchObject({
+      accountId: config.accountId,
+      scriptName: "stepwise-keys",
+      contentFile: fixtureBundlePath,
+      contentSha256: createHash("sha256").update(readFileSync(fixtureBundlePath)).digest("hex"),
+      mainModule: "worker-bundle.js",
+      compatibilityDate: wrangler.compatibilityDate,
+    });
+    expect(recorder.named("key-vault-kv").inputs).toEqual({
+      accountId: config.accountId,
+      title: "stepwise-keys-KEYS",
+    });
+    expect(recorder.named("key-vault-cron").inputs).toEqual({
+      accountId: config.accountId,
+      scriptName: "stepwise-keys",
+      schedules: [{ cron: "*/15 * * * *" }],
+    });
+    expect(recorder.named("key-vault-subdomain").inputs).toEqual({
+      accountId: config.accountId,
+      scriptName: "stepwise-keys",
+      enabled: true,
+      previewsEnabled: false,
+    });
+  });
+
+  it("binds KV, the secrets, the gateway URL, the config without secrets and Analytics Engine", () => {
+    const bindings = recorder.named("key-vault-worker").inputs.bindings as Record<
+      string,
+      unknown
+    >[];
+    const byName = Object.fromEntries(bindings.map((binding) => [binding.name, binding]));
+    expect(bindings.map((binding) => binding.name)).toEqual([
+      "EVENTS",
+      "GATEWAY_TOKEN",
+      "GATEWAY_URL",
+      "KEYS",
+      "ROTATE_TOKEN",
+      "STEPWISE_CONFIG",
+    ]);
+    expect(byName.KEYS).toEqual({
+      name: "KEYS",
+      type: "kv_namespace",
+      namespaceId: "key-vault-kv-id",
+    });
+    expect(byName.ROTATE_TOKEN).toEqual({
+      name: "ROTATE_TOKEN",
+      type: "secret_text",
+      text: testSecrets["stepwise:rotateToken"],
+    });
+    expect(byName.GATEWAY_TOKEN).toEqual({
+      name: "GATEWAY_TOKEN",
+      type: "secret_text",
+      text: testSecrets["stepwise:gatewayToken"],
+    });
+    expect(byName.GATEWAY_URL).toEqual({
+      name: "GATEWAY_URL",
+      type: "plain_text",
+      text: "https://gateway.ai.cloudflare.com",
+    });
+    expect(byName.EVENTS).toEqual({
+      name: "EVENTS",
+      type: "analytics_engine",
+      dataset: "stepwise_events",
+    });
+    const workerConfig = JSON.parse((byName.STEPWISE_CONFIG as { text: string }).text);
+    expect(workerConfig).not.toHaveProperty("rotateToken");
+    expect(workerConfig).not.toHaveProperty("gatewayToken");
+    // What the Worker parses is the stack's config, minus its secrets.
+    const { rotateToken: _r, gatewayToken: _g, ...publicConfig } = config;
+    expect(parseConfig(workerConfig)).toEqual(publicConfig);
+  });
+
+  it("keeps the secrets secret: the engine gets them as secrets, nothing else carries them", () => {
+    expect(recorder.named("key-vault-worker").secretInputs).toEqual(["bindings"]);
+    const secretValues = Object.values(testSecrets);
+    for (const resource of recorder.resources) {
+      const plain = Object.fromEntries(
+        Object.entries(resource.inputs).filter(([key]) => !resource.secretInputs.includes(key)),
+      );
+      for (const secret of secretValues) {
+        expect(
+          JSON.stringify(plain),
+          `${resource.name} carries a secret in plain text`,
+        ).not.toContain(secret);
+      }
+    }
+    for (const secret of secretValues) expect(JSON.stringify(outputs)).not.toContain(secret);
+  });
+
+  it("exports each gateway's URLs and routes, and the KV namespace id", () => {
+    const base = `https://gateway.ai.cloudflare.com/v1/${config.accountId}`;
+    expect(outputs.gateways).toEqual({
+      "chat-prod": {
+        universalUrl: `${base}/chat-prod`,
+        compatUrl: `${base}/chat-prod/compat`,
+        routes: {
+          default: { id: "chat-prod-route-default-id", model: "dynamic/default" },
+          fast: { id: "chat-prod-route-fast-id", model: "dynamic/fast" },
+          "long-context": { id: "chat-prod-route-long-context-id", model: "dynamic/long-context" },
+        },
+      },
+      "batch-dev": {
+        universalUrl: `${base}/batch-dev`,
+        compatUrl: `${base}/batch-dev/compat`,
+        routes: { summarise: { id: "batch-dev-route-summarise-id", model: "dynamic/summarise" } },
+      },
+    });
+    expect(outputs.kvNamespaceId).toBe("key-vault-kv-id");
+    // The example stack does not name its workers.dev subdomain, so there is no Worker URL.
+    expect(outputs.workerUrl).toBeUndefined();
+  });
+});
