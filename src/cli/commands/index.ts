@@ -3,6 +3,7 @@
  * Every `stepwise` command, one factory per file. Add a command by adding its line here.
  */
 import type { Command } from "commander";
+import { rotateCommand } from "./rotate.ts";
 import { validateCommand } from "./validate.ts";
 
-export const commands: ReadonlyArray<() => Command> = [validateCommand];
+export const commands: ReadonlyArray<() => Command> = [validateCommand, rotateCommand];

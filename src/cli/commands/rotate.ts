@@ -1,0 +1,206 @@
+/**
+ * @module
+ * `stepwise rotate <provider> --key-file <file|->`: write a new provider key into the companion
+ * Worker. The admin token comes from `STEPWISE_ROTATE_TOKEN` and the key from a file or stdin,
+ * never from the command line (where shell history and `ps` would keep it). Prints the new
+ * version's metadata: its version id and fingerprint, never the key.
+ */
+import { readFile } from "node:fs/promises";
+import { Command, Option } from "commander";
+import pc from "picocolors";
+import { StepwiseError } from "../../errors/index.ts";
+
+/** What the command reads from its surroundings; injectable for tests. */
+export interface RotateDependencies {
+  /** `globalThis.fetch` by default, looked up at call time. */
+  readonly fetch?: typeof fetch;
+  /** `process.env` by default. */
+  readonly env?: Readonly<Record<string, string | undefined>>;
+  /** Reads all of stdin; `process.stdin` by default. */
+  readonly readStdin?: () => Promise<string>;
+  /** Where results go; `console.log` by default. */
+  readonly print?: (line: string) => void;
+}
+
+interface RotateOptions {
+  keyFile: string;
+  worker?: string;
+  label: string;
+  expiresAt?: string;
+  json?: boolean;
+}
+
+/** A rotation that could not be done, with what to do about it. Code `rotate_failed`. */
+export class RotateError extends StepwiseError {
+  constructor(message: string, cause?: unknown) {
+    super({ code: "rotate_failed", message, cause });
+    this.name = "RotateError";
+  }
+}
+
+export function rotateCommand(dependencies: RotateDependencies = {}): Command {
+  return new Command("rotate")
+    .description("Rotate a provider key in the companion Worker (key from a file or stdin)")
+    .argument("<provider>", "AI Gateway provider slug, e.g. openai, anthropic, workers-ai")
+    .requiredOption("-k, --key-file <file>", 'file holding the key, or "-" to read it from stdin')
+    .option("-w, --worker <url>", "the Worker's URL (default: $STEPWISE_WORKER_URL)")
+    .option("-l, --label <text>", "what rotated the key, stored with it", "stepwise-cli")
+    .addOption(new Option("--expires-at <iso-date>", "when the provider stops accepting the key"))
+    .option("--json", "print the new version's metadata as JSON")
+    .addHelpText(
+      "after",
+      [
+        "",
+        "The admin token is read from STEPWISE_ROTATE_TOKEN (the Worker's ROTATE_TOKEN secret).",
+        "The key is never taken from the command line.",
+        "",
+        "Examples:",
+        "  stepwise rotate openai --key-file ./openai.key --worker https://stepwise-keys.example.workers.dev",
+        "  op read op://vault/openai/key | stepwise rotate openai --key-file - --label ci:deploy-42",
+      ].join("\n"),
+    )
+    .action(async (provider: string, options: RotateOptions) => {
+      const env = dependencies.env ?? process.env;
+      const print = dependencies.print ?? ((line: string) => console.log(line));
+      const token = env.STEPWISE_ROTATE_TOKEN?.trim();
+      if (!token) {
+        throw new RotateError(
+          "STEPWISE_ROTATE_TOKEN is not set: export the Worker's admin token (its ROTATE_TOKEN secret) first.",
+        );
+      }
+      const workerUrl = options.worker ?? env.STEPWISE_WORKER_URL;
+      if (!workerUrl) {
+        throw new RotateError("No Worker URL: pass --worker https://… or set STEPWISE_WORKER_URL.");
+      }
+      const key = await readKey(options.keyFile, dependencies.readStdin ?? readProcessStdin);
+      const metadata = await rotateKey({
+        workerUrl,
+        provider,
+        key,
+        token,
+        label: options.label,
+        ...(options.expiresAt === undefined ? {} : { expiresAt: options.expiresAt }),
+        fetch: dependencies.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+      });
+      print(options.json ? JSON.stringify(metadata, null, 2) : describe(metadata));
+    });
+}
+
+/** Reads the key from a file or stdin, dropping one trailing newline; checks it looks like a key. */
+export async function readKey(keyFile: string, readStdin: () => Promise<string>): Promise<string> {
+  let text: string;
+  try {
+    text = keyFile === "-" ? await readStdin() : await readFile(keyFile, "utf8");
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
+    throw new RotateError(`Cannot read the key file ${keyFile} (${code}).`, error);
+  }
+  const key = text.replace(/\r?\n$/, "");
+  const where = keyFile === "-" ? "stdin" : keyFile;
+  if (key === "") throw new RotateError(`The key from ${where} is empty.`);
+  if (/\s/.test(key)) {
+    throw new RotateError(
+      `The key from ${where} contains whitespace (more than one line, or spaces); a provider key never does.`,
+    );
+  }
+  return key;
+}
+
+/** What `rotateKey` sends. */
+export interface RotateKeyInput {
+  readonly workerUrl: string;
+  readonly provider: string;
+  readonly key: string;
+  readonly token: string;
+  readonly label: string;
+  readonly expiresAt?: string;
+  readonly fetch: typeof fetch;
+}
+
+/** The new version's metadata, as the Worker returns it. */
+export interface RotatedVersion {
+  readonly provider: string;
+  readonly version: string;
+  readonly fingerprint: string;
+  readonly label: string;
+  readonly rotatedAt: string;
+  readonly expiresAt: string | null;
+}
+
+/** `PUT {workerUrl}/keys/{provider}`. @throws {RotateError} with the Worker's reason. */
+export async function rotateKey(input: RotateKeyInput): Promise<RotatedVersion> {
+  let url: URL;
+  try {
+    url = new URL(`keys/${encodeURIComponent(input.provider)}`, withSlash(input.workerUrl));
+  } catch (error) {
+    throw new RotateError(
+      `${input.workerUrl} is not a URL: pass the Worker's https:// URL.`,
+      error,
+    );
+  }
+  const body: Record<string, string> = { key: input.key, label: input.label };
+  if (input.expiresAt !== undefined) body.expiresAt = input.expiresAt;
+  let response: Response;
+  try {
+    response = await input.fetch(url, {
+      method: "PUT",
+      headers: { authorization: `Bearer ${input.token}`, "content-type": "application/json" },
+      body: JSON.stringify(body),
+    });
+  } catch (error) {
+    throw new RotateError(
+      `Could not reach the Worker at ${url.origin}: check --worker and your network.`,
+      error,
+    );
+  }
+  const text = await response.text();
+  const json = parseJson(text);
+  if (response.status === 201 && isRotatedVersion(json)) return json;
+  const error = (json as { error?: { code?: string; message?: string } } | undefined)?.error;
+  const reason = error?.message ?? `an unexpected ${response.status} answer`;
+  const hint =
+    response.status === 401
+      ? " Check STEPWISE_ROTATE_TOKEN against the Worker's ROTATE_TOKEN secret."
+      : "";
+  throw new RotateError(
+    `The Worker refused the rotation (${response.status}${error?.code ? ` ${error.code}` : ""}): ${reason}${hint}`,
+  );
+}
+
+function describe(metadata: RotatedVersion): string {
+  const expires = metadata.expiresAt === null ? "does not expire" : `expires ${metadata.expiresAt}`;
+  return [
+    `${pc.green("✔")} ${metadata.provider} rotated to version ${pc.bold(metadata.version)}`,
+    `  fingerprint ${metadata.fingerprint} · label ${metadata.label} · ${expires}`,
+    pc.dim(
+      "  Readers at other locations switch within about 60 s; the previous key stays valid meanwhile.",
+    ),
+  ].join("\n");
+}
+
+function isRotatedVersion(value: unknown): value is RotatedVersion {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    typeof (value as RotatedVersion).version === "string" &&
+    typeof (value as RotatedVersion).fingerprint === "string"
+  );
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function withSlash(url: string): string {
+  return url.endsWith("/") ? url : `${url}/`;
+}
+
+async function readProcessStdin(): Promise<string> {
+  const chunks: Buffer[] = [];
+  for await (const chunk of process.stdin) chunks.push(Buffer.from(chunk));
+  return Buffer.concat(chunks).toString("utf8");
+}
