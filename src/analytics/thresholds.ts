@@ -99,6 +99,6 @@ export function checkThresholds(
 }
 
 function formatMetric(metric: ThresholdMetric, value: number): string {
-  if (rateMetrics.has(metric)) return `${value} (${(value * 100).toFixed(2)}%)`;
-  return String(Math.round(value * 1e6) / 1e6);
+  if (rateMetrics.has(metric)) return `${Number((value * 100).toFixed(2))}%`;
+  return String(Math.round(value * 1e4) / 1e4);
 }

@@ -1,0 +1,110 @@
+/**
+ * @module
+ * CSV output, one row per figure set in long format, for spreadsheets and SQL loaders.
+ *
+ * Columns: `period` (`current` or `baseline` with `--compare`), `scope` (`total`, `route`,
+ * `group`, `bucket` for a bucket's totals, `bucket-group` for a group inside a bucket),
+ * `bucket_start`/`bucket_end` (empty for the whole window), the five dimensions (empty when not
+ * grouped by; step `none` when no step served), then the figures at full precision (rates as
+ * fractions, empty when undefined). Bucket rows are written only with an explicit `--bucket`.
+ */
+import { allDimensions, type GroupKey, type GroupRow } from "../aggregate.ts";
+import type { Figures } from "../figures.ts";
+import type { Report } from "../report.ts";
+import { csvField } from "../sources/csv.ts";
+import { keyValue } from "./format.ts";
+
+/** The CSV header, in column order. */
+export const csvColumns = [
+  "period",
+  "scope",
+  "bucket_start",
+  "bucket_end",
+  ...allDimensions,
+  "calls",
+  "share",
+  "success_rate",
+  "availability",
+  "fallback_rate",
+  "p50_latency_ms",
+  "p95_latency_ms",
+  "p99_latency_ms",
+  "latency_exact",
+  "tokens_in",
+  "tokens_out",
+  "cost",
+  "cache_hit_rate",
+  "ok",
+  "answered",
+  "fallbacks",
+  "cache_hits",
+  "cache_lookups",
+] as const;
+
+/** Renders the report as CSV (header line first, `\n` line endings). */
+export function renderCsv(report: Report): string {
+  const lines = [csvColumns.join(",")];
+  const add = (
+    period: string,
+    scope: string,
+    bucket: [string, string] | null,
+    key: GroupKey,
+    figures: Figures,
+  ) => {
+    const cells = [
+      period,
+      scope,
+      bucket?.[0] ?? "",
+      bucket?.[1] ?? "",
+      ...allDimensions.map((dimension) => keyValue(key, dimension)),
+      ...figureCells(figures),
+    ];
+    lines.push(cells.map(csvField).join(","));
+  };
+  const addRows = (
+    period: string,
+    scope: string,
+    bucket: [string, string] | null,
+    rows: GroupRow[],
+  ) => {
+    for (const row of rows) add(period, scope, bucket, row.key, row.figures);
+  };
+  add("current", "total", null, {}, report.totals);
+  addRows("current", "route", null, report.routes);
+  addRows("current", "group", null, report.groups);
+  if (!report.series.auto) {
+    for (const point of report.series.points) {
+      const bucket: [string, string] = [point.start, point.end];
+      add("current", "bucket", bucket, {}, point.figures);
+      addRows("current", "bucket-group", bucket, point.groups ?? []);
+    }
+  }
+  if (report.comparison) {
+    add("baseline", "total", null, {}, report.comparison.baseline.totals);
+    addRows("baseline", "group", null, report.comparison.baseline.groups);
+  }
+  return `${lines.join("\n")}\n`;
+}
+
+function figureCells(figures: Figures): Array<string | number | boolean | null> {
+  return [
+    figures.calls,
+    figures.share,
+    figures.successRate,
+    figures.availability,
+    figures.fallbackRate,
+    figures.p50LatencyMs,
+    figures.p95LatencyMs,
+    figures.p99LatencyMs,
+    figures.latencyExact,
+    figures.tokensIn,
+    figures.tokensOut,
+    figures.cost,
+    figures.cacheHitRate,
+    figures.ok,
+    figures.answered,
+    figures.fallbacks,
+    figures.cacheHits,
+    figures.cacheLookups,
+  ];
+}

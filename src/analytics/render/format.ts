@@ -1,0 +1,82 @@
+/**
+ * @module
+ * Number and label formatting shared by the renderers. Renderers round only for display; JSON
+ * and CSV carry full precision.
+ */
+import type { Dimension, GroupKey } from "../aggregate.ts";
+
+/** `0.98765` → `98.77%`; null → `—`. */
+export function percent(rate: number | null, digits = 2): string {
+  return rate === null ? "—" : `${(rate * 100).toFixed(digits)}%`;
+}
+
+/** `1234567` → `1,234,567`. */
+export function integer(value: number): string {
+  return Math.round(value).toLocaleString("en-US");
+}
+
+/** Latency in ms: whole ms from 10 ms up, one decimal below; null → `—`. */
+export function milliseconds(value: number | null): string {
+  if (value === null) return "—";
+  return value >= 10 ? integer(value) : value.toFixed(1);
+}
+
+/** USD with 4 decimals: `$12.3456`. */
+export function dollars(value: number): string {
+  return `$${value.toLocaleString("en-US", { minimumFractionDigits: 4, maximumFractionDigits: 4 })}`;
+}
+
+/** Signed change in percentage points: `+1.25 pp`; null → `—`. */
+export function pointsChange(delta: number | null): string {
+  if (delta === null) return "—";
+  const points = delta * 100;
+  return `${points >= 0 ? "+" : ""}${points.toFixed(2)} pp`;
+}
+
+/** Signed relative change: `+12.5%`; null → `—`. */
+export function relativeChange(relative: number | null): string {
+  if (relative === null) return "—";
+  return `${relative >= 0 ? "+" : ""}${(relative * 100).toFixed(1)}%`;
+}
+
+/** Column titles of the dimensions. */
+export const dimensionTitles: Record<Dimension, string> = {
+  gateway: "gateway",
+  route: "route",
+  step: "step",
+  provider: "provider",
+  model: "model",
+};
+
+/** The display value of one dimension of a key (`none` for a call no step served). */
+export function keyValue(key: GroupKey, dimension: Dimension): string {
+  const value = key[dimension];
+  if (value === undefined) return "";
+  if (value === null) return dimension === "step" ? "none" : "—";
+  return String(value);
+}
+
+/** `chat-prod / default / step 1 / openai / gpt-4o-mini` */
+export function keyLabel(key: GroupKey, dimensions: readonly Dimension[]): string {
+  return dimensions
+    .map((dimension) =>
+      dimension === "step" ? `step ${keyValue(key, dimension)}` : keyValue(key, dimension),
+    )
+    .join(" / ");
+}
+
+/** Step key (`"0"`, `"none"`) to a label (`step 0`, `no step`). */
+export function stepLabel(step: string): string {
+  return step === "none" ? "no step" : `step ${step}`;
+}
+
+/** Every step key seen in a list of `steps` maps, ordered 0, 1, …, none. */
+export function stepKeysOf(maps: ReadonlyArray<Record<string, number>>): string[] {
+  const keys = new Set<string>();
+  for (const map of maps) for (const key of Object.keys(map)) keys.add(key);
+  return [...keys].sort((a, b) => {
+    if (a === "none") return 1;
+    if (b === "none") return -1;
+    return Number(a) - Number(b);
+  });
+}

@@ -1,0 +1,282 @@
+/**
+ * @module
+ * `--html`: one self-contained page (inline CSS, an inline SVG chart, no script, no network —
+ * a Content-Security-Policy forbids any fetch): summary figures, the step-share and availability
+ * chart, and the route, group, series and comparison tables. Every figure cell carries
+ * `data-figure` and the raw `data-value`.
+ */
+import type { Dimension, GroupRow } from "../aggregate.ts";
+import type { Changes } from "../compare.ts";
+import type { Figures } from "../figures.ts";
+import type { Report } from "../report.ts";
+import { escapeHtml } from "./escape.ts";
+import {
+  dimensionTitles,
+  dollars,
+  integer,
+  keyValue,
+  milliseconds,
+  percent,
+  pointsChange,
+  relativeChange,
+  stepKeysOf,
+  stepLabel,
+} from "./format.ts";
+import { chartBars, renderChart, stepColor } from "./svg-chart.ts";
+
+const style = `
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1200px;padding:0 16px;color:#212529;background:#fff}
+h1{font-size:22px;margin:0 0 4px}h2{font-size:16px;margin:28px 0 8px}
+.meta{color:#6c757d;margin:0 0 16px}.warn{color:#a61e4d}.ok{color:#2b8a3e}
+.cards{display:flex;flex-wrap:wrap;gap:12px;margin:16px 0}
+.card{border:1px solid #dee2e6;border-radius:8px;padding:10px 14px;min-width:120px}
+.card .label{color:#6c757d;font-size:12px}.card .value{font-size:20px;font-weight:600}
+table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
+th,td{padding:4px 8px;border-bottom:1px solid #e9ecef;white-space:nowrap}
+th{text-align:left;background:#f8f9fa;font-weight:600}td.num,th.num{text-align:right}
+tr.total td{font-weight:600;border-top:2px solid #adb5bd}
+.chart{max-width:100%;height:auto}.chart .grid{stroke:#e9ecef}.chart .tick{font-size:11px;fill:#6c757d}
+.chart .panel-title{font-size:12px;font-weight:600;fill:#495057}
+.chart .availability-line{fill:none;stroke:#1c7ed6;stroke-width:2}.chart .availability-point{fill:#1c7ed6}
+.swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:4px}
+.better{color:#2b8a3e}.worse{color:#c92a2a}
+`;
+
+/** Renders the report as a self-contained HTML page. */
+export function renderHtml(report: Report): string {
+  const title = `Step rates · ${report.source.name}`;
+  const body = [
+    `<h1>${escapeHtml(title)}</h1>`,
+    meta(report),
+    cards(report.totals),
+    `<h2>Step share over time and availability (${escapeHtml(report.series.bucket)} buckets)</h2>`,
+    `<figure id="chart">${renderChart(chartBars(report.series.points, report.series.bucketMs))}</figure>`,
+    routesTable(report),
+    groupsTable(report),
+    report.series.auto ? "" : seriesTable(report),
+    comparisonTable(report),
+    thresholds(report),
+  ];
+  return `<!doctype html>
+<html lang="en">
+<head>
+<meta charset="utf-8">
+<meta name="viewport" content="width=device-width, initial-scale=1">
+<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'; img-src data:">
+<title>${escapeHtml(title)}</title>
+<style>${style}</style>
+</head>
+<body>
+${body.filter((part) => part !== "").join("\n")}
+</body>
+</html>
+`;
+}
+
+function meta(report: Report): string {
+  const since = report.window.since ?? report.firstEvent ?? "—";
+  const until = report.window.until ?? report.lastEvent ?? "—";
+  const lines = [
+    `<p class="meta" id="window">${escapeHtml(report.source.kind)} source · window ${escapeHtml(since)} → ${escapeHtml(until)} · <span data-figure="counted" data-value="${report.counted}">${integer(report.counted)}</span> calls counted · generated ${escapeHtml(report.generatedAt)}</p>`,
+  ];
+  if (report.source.malformed > 0) {
+    const samples = report.source.malformedSamples
+      .map((sample) => `<li>line ${sample.line}: ${escapeHtml(sample.reason)}</li>`)
+      .join("");
+    lines.push(
+      `<div class="warn" id="malformed"><span data-figure="malformed" data-value="${report.source.malformed}">${integer(report.source.malformed)}</span> malformed record(s) skipped; the first ones:<ul>${samples}</ul></div>`,
+    );
+  }
+  return lines.join("\n");
+}
+
+function cards(totals: Figures): string {
+  const card = (label: string, figure: keyof Figures, text: string) =>
+    `<div class="card"><div class="label">${label}</div><div class="value" data-figure="${figure}" data-value="${escapeHtml(String(totals[figure]))}">${escapeHtml(text)}</div></div>`;
+  return `<div class="cards" id="totals">${[
+    card("calls", "calls", integer(totals.calls)),
+    card("availability", "availability", percent(totals.availability)),
+    card("success rate", "successRate", percent(totals.successRate)),
+    card("fallback rate", "fallbackRate", percent(totals.fallbackRate)),
+    card("p95 latency", "p95LatencyMs", `${milliseconds(totals.p95LatencyMs)} ms`),
+    card("cost", "cost", dollars(totals.cost)),
+    card("cache hit rate", "cacheHitRate", percent(totals.cacheHitRate)),
+  ].join("")}</div>`;
+}
+
+type CellSpec = { figure: string; value: number | string | null; text: string };
+
+function figureSpecs(figures: Figures): CellSpec[] {
+  return [
+    { figure: "calls", value: figures.calls, text: integer(figures.calls) },
+    { figure: "share", value: figures.share, text: percent(figures.share) },
+    { figure: "successRate", value: figures.successRate, text: percent(figures.successRate) },
+    { figure: "availability", value: figures.availability, text: percent(figures.availability) },
+    { figure: "fallbackRate", value: figures.fallbackRate, text: percent(figures.fallbackRate) },
+    {
+      figure: "p50LatencyMs",
+      value: figures.p50LatencyMs,
+      text: milliseconds(figures.p50LatencyMs),
+    },
+    {
+      figure: "p95LatencyMs",
+      value: figures.p95LatencyMs,
+      text: milliseconds(figures.p95LatencyMs),
+    },
+    {
+      figure: "p99LatencyMs",
+      value: figures.p99LatencyMs,
+      text: milliseconds(figures.p99LatencyMs),
+    },
+    { figure: "tokensIn", value: figures.tokensIn, text: integer(figures.tokensIn) },
+    { figure: "tokensOut", value: figures.tokensOut, text: integer(figures.tokensOut) },
+    { figure: "cost", value: figures.cost, text: dollars(figures.cost) },
+    { figure: "cacheHitRate", value: figures.cacheHitRate, text: percent(figures.cacheHitRate) },
+  ];
+}
+
+const figureTitles = [
+  "calls",
+  "share",
+  "success",
+  "availability",
+  "fallback",
+  "p50 ms",
+  "p95 ms",
+  "p99 ms",
+  "tokens in",
+  "tokens out",
+  "cost",
+  "cache hits",
+];
+
+function cell(spec: CellSpec): string {
+  return `<td class="num" data-figure="${spec.figure}" data-value="${escapeHtml(String(spec.value))}">${escapeHtml(spec.text)}</td>`;
+}
+
+function keyCells(row: { key: GroupRow["key"] }, dimensions: readonly Dimension[]): string {
+  return dimensions
+    .map(
+      (dimension) =>
+        `<td data-dimension="${dimension}">${escapeHtml(keyValue(row.key, dimension))}</td>`,
+    )
+    .join("");
+}
+
+function table(id: string, caption: string, head: string[], rows: string[]): string {
+  const header = head
+    .map(
+      (title) =>
+        `<th${title.startsWith("#") ? ' class="num"' : ""}>${escapeHtml(title.replace(/^#/, ""))}</th>`,
+    )
+    .join("");
+  return `<h2>${escapeHtml(caption)}</h2>\n<table id="${id}"><thead><tr>${header}</tr></thead><tbody>\n${rows.join("\n")}\n</tbody></table>`;
+}
+
+function routesTable(report: Report): string {
+  const steps = stepKeysOf(report.routes.map((row) => row.figures.steps));
+  const rows = report.routes.map((row) => {
+    const shares = steps.map((step) => {
+      const share = (row.figures.steps[step] ?? 0) / row.figures.calls;
+      return `<td class="num" data-figure="step-share" data-step="${escapeHtml(step)}" data-value="${share}">${percent(share)}</td>`;
+    });
+    return `<tr>${keyCells(row, ["gateway", "route"])}${cell({ figure: "calls", value: row.figures.calls, text: integer(row.figures.calls) })}${cell({ figure: "successRate", value: row.figures.successRate, text: percent(row.figures.successRate) })}${cell({ figure: "availability", value: row.figures.availability, text: percent(row.figures.availability) })}${cell({ figure: "fallbackRate", value: row.figures.fallbackRate, text: percent(row.figures.fallbackRate) })}${shares.join("")}</tr>`;
+  });
+  const stepHeads = steps.map((step) => `#${stepLabel(step)}`);
+  const head = [
+    "gateway",
+    "route",
+    "#calls",
+    "#success",
+    "#availability",
+    "#fallback",
+    ...stepHeads,
+  ];
+  const legend = steps
+    .map(
+      (step) =>
+        `<span class="swatch" style="background:${stepColor(step)}"></span>${escapeHtml(stepLabel(step))}`,
+    )
+    .join(" ");
+  return `${table("routes", "Routes: availability and step share of each route's calls", head, rows)}\n<p class="meta">${legend}</p>`;
+}
+
+function groupsTable(report: Report): string {
+  const head = [
+    ...report.dimensions.map((dimension) =>
+      dimension === "step" ? "#step" : dimensionTitles[dimension],
+    ),
+    ...figureTitles.map((title) => `#${title}`),
+  ];
+  const rows = report.groups.map(
+    (row) =>
+      `<tr>${keyCells(row, report.dimensions)}${figureSpecs(row.figures).map(cell).join("")}</tr>`,
+  );
+  rows.push(
+    `<tr class="total"><td colspan="${report.dimensions.length}">total</td>${figureSpecs(report.totals).map(cell).join("")}</tr>`,
+  );
+  return table("groups", `By ${report.dimensions.join(" · ")}`, head, rows);
+}
+
+function seriesTable(report: Report): string {
+  const head = [
+    `${report.series.bucket} bucket (UTC)`,
+    ...figureTitles.map((title) => `#${title}`),
+  ];
+  const rows = report.series.points.map(
+    (point) =>
+      `<tr><td data-dimension="bucket">${escapeHtml(point.start)}</td>${figureSpecs(point.figures).map(cell).join("")}</tr>`,
+  );
+  return table("series", `Per ${report.series.bucket}`, head, rows);
+}
+
+function comparisonTable(report: Report): string {
+  const comparison = report.comparison;
+  if (!comparison) return "";
+  const row = (label: string, changes: Changes, total: boolean) => {
+    const delta = (figure: keyof Changes, text: string, higherIsBetter: boolean | null) => {
+      const value = changes[figure].delta;
+      const tone =
+        value === null || value === 0 || higherIsBetter === null
+          ? ""
+          : value > 0 === higherIsBetter
+            ? " better"
+            : " worse";
+      return `<td class="num${tone}" data-figure="${figure}-delta" data-value="${escapeHtml(String(value))}">${escapeHtml(text)}</td>`;
+    };
+    return `<tr${total ? ' class="total"' : ""}><td>${escapeHtml(label)}</td>${cell({ figure: "calls-baseline", value: changes.calls.baseline, text: integer(changes.calls.baseline ?? 0) })}${cell({ figure: "calls-current", value: changes.calls.current, text: integer(changes.calls.current ?? 0) })}${delta("calls", relativeChange(changes.calls.relative), null)}${delta("successRate", pointsChange(changes.successRate.delta), true)}${delta("availability", pointsChange(changes.availability.delta), true)}${delta("fallbackRate", pointsChange(changes.fallbackRate.delta), false)}${delta("p95LatencyMs", relativeChange(changes.p95LatencyMs.relative), false)}${delta("cost", relativeChange(changes.cost.relative), null)}</tr>`;
+  };
+  const rows = comparison.groups.map((group) =>
+    row(
+      report.dimensions.map((dimension) => keyValue(group.key, dimension)).join(" / "),
+      group.changes,
+      false,
+    ),
+  );
+  rows.push(row("total", comparison.totals, true));
+  const head = [
+    "group",
+    "#calls before",
+    "#calls now",
+    "#calls Δ",
+    "#success Δ",
+    "#availability Δ",
+    "#fallback Δ",
+    "#p95 Δ",
+    "#cost Δ",
+  ];
+  return table(
+    "comparison",
+    `Change vs ${comparison.baseline.since} → ${comparison.baseline.until} (${integer(comparison.baseline.counted)} calls)`,
+    head,
+    rows,
+  );
+}
+
+function thresholds(report: Report): string {
+  const { checked, breaches } = report.thresholds;
+  if (checked.length === 0) return "";
+  if (breaches.length === 0)
+    return `<p class="ok" id="thresholds">✔ ${checked.length} threshold(s) met</p>`;
+  return `<div class="warn" id="thresholds"><h2>Thresholds crossed</h2><ul>${breaches.map((breach) => `<li data-metric="${escapeHtml(breach.metric)}">${escapeHtml(breach.message)}</li>`).join("")}</ul></div>`;
+}

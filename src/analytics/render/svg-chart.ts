@@ -1,0 +1,162 @@
+/**
+ * @module
+ * The inline SVG chart of the HTML report, generated without any library: on top, stacked bars
+ * of the share of calls each step served per time bucket (0–100 %); below, the availability line
+ * on its own scale. Buckets are re-binned (counts add up exactly) to at most
+ * {@link maxChartBars} bars. Every bar carries `data-step`, `data-start`, `data-end`,
+ * `data-calls`, `data-step-calls` and `data-share`; every availability point carries
+ * `data-start`, `data-availability`, `data-answered` and `data-calls`; each has a `<title>`
+ * tooltip with the numbers.
+ */
+import type { SeriesPoint } from "../aggregate.ts";
+import { escapeHtml } from "./escape.ts";
+import { integer, percent, stepKeysOf, stepLabel } from "./format.ts";
+
+/** Most bars the chart draws; finer series are merged into wider bars. */
+export const maxChartBars = 240;
+
+/** One bar of the chart: a time range and its counts. */
+export interface ChartBar {
+  start: number;
+  end: number;
+  calls: number;
+  answered: number;
+  steps: Record<string, number>;
+}
+
+const width = 960;
+const left = 56;
+const right = 16;
+const shareTop = 28;
+const shareHeight = 200;
+const availabilityTop = shareTop + shareHeight + 44;
+const availabilityHeight = 90;
+const height = availabilityTop + availabilityHeight + 36;
+const plotWidth = width - left - right;
+
+/** Colour of a step's bars (also used by the legend and tables). */
+export function stepColor(step: string): string {
+  if (step === "none") return "#c92a2a";
+  return ["#2f9e44", "#f59f00", "#e8590c", "#7048e8", "#1c7ed6"][Number(step)] ?? "#495057";
+}
+
+/** Merges series points into at most `maxChartBars` bars of whole multiples of `bucketMs`. */
+export function chartBars(points: readonly SeriesPoint[], bucketMs: number): ChartBar[] {
+  if (points.length === 0) return [];
+  const first = Date.parse(points[0]?.start ?? "");
+  const last = Date.parse(points.at(-1)?.start ?? "");
+  const slots = Math.round((last - first) / bucketMs) + 1;
+  const factor = Math.max(1, Math.ceil(slots / maxChartBars));
+  const size = bucketMs * factor;
+  const bars = new Map<number, ChartBar>();
+  for (const point of points) {
+    const start = first + Math.floor((Date.parse(point.start) - first) / size) * size;
+    const bar = bars.get(start) ?? { start, end: start + size, calls: 0, answered: 0, steps: {} };
+    bar.calls += point.figures.calls;
+    bar.answered += point.figures.answered;
+    for (const [step, calls] of Object.entries(point.figures.steps)) {
+      bar.steps[step] = (bar.steps[step] ?? 0) + calls;
+    }
+    bars.set(start, bar);
+  }
+  return [...bars.values()].sort((a, b) => a.start - b.start);
+}
+
+/** The chart as an `<svg>` element string. */
+export function renderChart(bars: readonly ChartBar[]): string {
+  if (bars.length === 0)
+    return `<p class="empty">No calls in the window, so there is nothing to chart.</p>`;
+  const first = bars[0]?.start ?? 0;
+  const span = Math.max(1, (bars.at(-1)?.end ?? 1) - first);
+  const x = (time: number) => left + ((time - first) / span) * plotWidth;
+  const steps = stepKeysOf(bars.map((bar) => bar.steps));
+  const parts: string[] = [];
+  parts.push(`<text class="panel-title" x="${left}" y="18">Share of calls per serving step</text>`);
+  for (const tick of [0, 0.5, 1]) {
+    const y = shareTop + shareHeight * (1 - tick);
+    parts.push(`<line class="grid" x1="${left}" x2="${width - right}" y1="${y}" y2="${y}"/>`);
+    parts.push(
+      `<text class="tick" x="${left - 6}" y="${y + 4}" text-anchor="end">${tick * 100}%</text>`,
+    );
+  }
+  for (const bar of bars) {
+    const x0 = x(bar.start);
+    const barWidth = Math.max(0.5, x(bar.end) - x0 - (bars.length > 120 ? 0 : 1));
+    let stacked = 0;
+    for (const step of steps) {
+      const calls = bar.steps[step] ?? 0;
+      if (calls === 0) continue;
+      const share = calls / bar.calls;
+      const y = shareTop + shareHeight * (1 - stacked - share);
+      stacked += share;
+      const range = `${new Date(bar.start).toISOString()} – ${new Date(bar.end).toISOString()}`;
+      parts.push(
+        `<rect class="step-bar" data-step="${escapeHtml(step)}" data-start="${new Date(bar.start).toISOString()}" data-end="${new Date(bar.end).toISOString()}" data-calls="${bar.calls}" data-step-calls="${calls}" data-share="${share}" x="${fixed(x0)}" y="${fixed(y)}" width="${fixed(barWidth)}" height="${fixed(shareHeight * share)}" fill="${stepColor(step)}"><title>${range}\n${stepLabel(step)}: ${percent(share)} (${integer(calls)} of ${integer(bar.calls)} calls)</title></rect>`,
+      );
+    }
+  }
+  parts.push(...availabilityPanel(bars, x));
+  parts.push(...timeAxis(bars));
+  parts.push(...legend(steps));
+  return `<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="Step share over time and availability" xmlns="http://www.w3.org/2000/svg">${parts.join("")}</svg>`;
+}
+
+function availabilityPanel(bars: readonly ChartBar[], x: (time: number) => number): string[] {
+  const values = bars.map((bar) => bar.answered / bar.calls);
+  // Zoom in on the interesting range: from a round step (1 % near the top, else 10 %) below the
+  // lowest point, up to 100 %.
+  const lowest = Math.min(...values);
+  const step = lowest >= 0.9 ? 0.01 : 0.1;
+  const floor = Math.max(0, Math.floor((lowest - step / 4) / step) * step);
+  const y = (value: number) =>
+    availabilityTop + availabilityHeight * (1 - (value - floor) / (1 - floor));
+  const parts = [
+    `<text class="panel-title" x="${left}" y="${availabilityTop - 12}">Availability (calls answered / calls made)</text>`,
+  ];
+  for (const tick of [floor, (floor + 1) / 2, 1]) {
+    parts.push(
+      `<line class="grid" x1="${left}" x2="${width - right}" y1="${fixed(y(tick))}" y2="${fixed(y(tick))}"/>`,
+    );
+    parts.push(
+      `<text class="tick" x="${left - 6}" y="${fixed(y(tick) + 4)}" text-anchor="end">${percent(tick, 1)}</text>`,
+    );
+  }
+  const centers = bars.map((bar, index) => [
+    fixed((x(bar.start) + x(bar.end)) / 2),
+    fixed(y(values[index] ?? 0)),
+  ]);
+  parts.push(
+    `<polyline class="availability-line" points="${centers.map((point) => point.join(",")).join(" ")}"/>`,
+  );
+  bars.forEach((bar, index) => {
+    const value = values[index] ?? 0;
+    const [cx, cy] = centers[index] ?? ["0", "0"];
+    parts.push(
+      `<circle class="availability-point" data-start="${new Date(bar.start).toISOString()}" data-availability="${value}" data-answered="${bar.answered}" data-calls="${bar.calls}" cx="${cx}" cy="${cy}" r="${bars.length > 120 ? 1.5 : 3}"><title>${new Date(bar.start).toISOString()}\navailability ${percent(value)} (${integer(bar.answered)} of ${integer(bar.calls)} calls answered)</title></circle>`,
+    );
+  });
+  return parts;
+}
+
+function timeAxis(bars: readonly ChartBar[]): string[] {
+  const first = bars[0];
+  const last = bars.at(-1);
+  if (!first || !last) return [];
+  const y = availabilityTop + availabilityHeight + 18;
+  const label = (time: number) => new Date(time).toISOString().slice(5, 16).replace("T", " ");
+  return [
+    `<text class="tick" x="${left}" y="${y}">${label(first.start)} UTC</text>`,
+    `<text class="tick" x="${width - right}" y="${y}" text-anchor="end">${label(last.end)} UTC</text>`,
+  ];
+}
+
+function legend(steps: readonly string[]): string[] {
+  return steps.map((step, index) => {
+    const x = width - right - (steps.length - index) * 86;
+    return `<g class="legend-item" data-step="${escapeHtml(step)}"><rect x="${x}" y="8" width="12" height="12" fill="${stepColor(step)}"/><text class="tick" x="${x + 16}" y="18">${escapeHtml(stepLabel(step))}</text></g>`;
+  });
+}
+
+function fixed(value: number): string {
+  return String(Math.round(value * 100) / 100);
+}
