@@ -3,7 +3,12 @@
  * Every `stepwise` command, one factory per file. Add a command by adding its line here.
  */
 import type { Command } from "commander";
+import { reportCommand } from "./report.ts";
 import { rotateCommand } from "./rotate.ts";
 import { validateCommand } from "./validate.ts";
 
-export const commands: ReadonlyArray<() => Command> = [validateCommand, rotateCommand];
+export const commands: ReadonlyArray<() => Command> = [
+  validateCommand,
+  reportCommand,
+  rotateCommand,
+];
