@@ -11,10 +11,15 @@ import { compileUniversalRequest } from "../../src/routes/index.ts";
 
 export const accountId = "0123456789abcdef0123456789abcdef";
 export const token = "test-gateway-token";
-export const messages: ChatRequest["messages"] = [{ role: "user", content: "Say hello to the test" }];
+export const messages: ChatRequest["messages"] = [
+  { role: "user", content: "Say hello to the test" },
+];
 
 /** A parsed config: `gateways` are merged over a default open gateway `open`. */
-export function testConfig(gateways: unknown[] = [], models: Record<string, unknown> = {}): StepwiseConfig {
+export function testConfig(
+  gateways: unknown[] = [],
+  models: Record<string, unknown> = {},
+): StepwiseConfig {
   return parseConfig({
     accountId,
     gateways: [
@@ -30,7 +35,15 @@ export function testConfig(gateways: unknown[] = [], models: Record<string, unkn
       ...gateways,
     ],
     keys: {
-      providers: ["anthropic", "openai", "workers-ai", "google-ai-studio", "groq", "mistral", "custom-acme"],
+      providers: [
+        "anthropic",
+        "openai",
+        "workers-ai",
+        "google-ai-studio",
+        "groq",
+        "mistral",
+        "custom-acme",
+      ],
     },
     models: {
       "anthropic/claude-sonnet-4-5": { input: 3, output: 15 },
@@ -161,7 +174,9 @@ export function openAiCompletion(text: string, model = "stub-model") {
 }
 
 /** Reads a whole body; resolves `{ ok: false }` when the transfer breaks. */
-export async function readBody(response: Response): Promise<{ ok: true; text: string } | { ok: false; text: string; error: unknown }> {
+export async function readBody(
+  response: Response,
+): Promise<{ ok: true; text: string } | { ok: false; text: string; error: unknown }> {
   const reader = response.body!.getReader();
   const decoder = new TextDecoder();
   let text = "";

@@ -1,12 +1,6 @@
 import { afterEach, describe, expect, it } from "vitest";
 import type { Emulator } from "../../src/emulator/index.ts";
-import {
-  emulatorWith,
-  postJson,
-  readBody,
-  testConfig,
-  universalBody,
-} from "./helpers.ts";
+import { emulatorWith, postJson, readBody, testConfig, universalBody } from "./helpers.ts";
 
 let emulator: Emulator | undefined;
 afterEach(async () => {
@@ -34,7 +28,13 @@ describe("universal endpoint", () => {
     const body = (await response.json()) as { content: { text: string }[] };
     expect(body.content[0]!.text).toContain("Mock answer from anthropic model claude-sonnet-4-5");
     const [log] = emulator.logs("open");
-    expect(log).toMatchObject({ id: logId, step: 0, success: true, provider: "anthropic", status_code: 200 });
+    expect(log).toMatchObject({
+      id: logId,
+      step: 0,
+      success: true,
+      provider: "anthropic",
+      status_code: 200,
+    });
     expect(log!.tokens_out).toBeGreaterThan(0);
     expect(log!.cost).toBeGreaterThan(0);
   });
@@ -44,7 +44,10 @@ describe("universal endpoint", () => {
       faults: { rules: [{ provider: "anthropic", kind: "unavailable" }] },
     });
     emulator = started.emulator;
-    const response = await postJson(emulator.gatewayUrl("open"), universalBody(testConfig(), "open"));
+    const response = await postJson(
+      emulator.gatewayUrl("open"),
+      universalBody(testConfig(), "open"),
+    );
     expect(response.status).toBe(200);
     expect(response.headers.get("cf-aig-step")).toBe("1");
     expect(response.headers.get("cf-aig-provider")).toBe("openai");
@@ -126,7 +129,10 @@ describe("universal endpoint", () => {
       },
     });
     emulator = started.emulator;
-    const response = await postJson(emulator.gatewayUrl("open"), universalBody(testConfig(), "open"));
+    const response = await postJson(
+      emulator.gatewayUrl("open"),
+      universalBody(testConfig(), "open"),
+    );
     expect(response.status).toBe(429);
     expect(response.headers.get("cf-aig-step")).toBe("1");
     expect(response.headers.get("cf-aig-provider")).toBe("openai");
@@ -139,7 +145,10 @@ describe("universal endpoint", () => {
       faults: { rules: [{ provider: "anthropic", kind: "context-length" }] },
     });
     emulator = started.emulator;
-    const response = await postJson(emulator.gatewayUrl("open"), universalBody(testConfig(), "open"));
+    const response = await postJson(
+      emulator.gatewayUrl("open"),
+      universalBody(testConfig(), "open"),
+    );
     expect(response.status).toBe(400);
     expect(response.headers.get("cf-aig-step")).toBe("0");
     await response.text();
@@ -176,7 +185,10 @@ describe("universal endpoint", () => {
       faults: { rules: [{ kind: "connection-reset" }] },
     });
     emulator = started.emulator;
-    const response = await postJson(emulator.gatewayUrl("open"), universalBody(testConfig(), "open"));
+    const response = await postJson(
+      emulator.gatewayUrl("open"),
+      universalBody(testConfig(), "open"),
+    );
     expect(response.status).toBe(502);
     expect(response.headers.get("cf-aig-step")).toBe("1");
     expect(await response.json()).toMatchObject({ success: false, error: [{ code: 2010 }] });

@@ -144,7 +144,12 @@ export async function deliverResponse(
   const piped = converter
     ? await pipeConverted(call, upstream.body, usage, converter)
     : await pipeRaw(call, upstream.body, usage);
-  const ok = upstream.status < 300 && piped.error === undefined;
+  // A stream that ended cleanly without the provider's end marker is passed on as it came (the
+  // client sees no end marker either) but logged as a failure.
+  const error =
+    piped.error ??
+    (upstream.status < 300 && usage.parses && !usage.sawEnd ? "stream_incomplete" : undefined);
+  const ok = upstream.status < 300 && error === undefined;
   return recordStep(call, serving, {
     logId,
     status: upstream.status,
@@ -154,7 +159,7 @@ export async function deliverResponse(
     attempts: options.attempts,
     responseBytes: piped.bytes,
     ...(contentType ? { responseContentType: contentType } : {}),
-    ...(piped.error ? { error: piped.error } : {}),
+    ...(error ? { error } : {}),
   });
 }
 

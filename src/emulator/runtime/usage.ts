@@ -37,6 +37,11 @@ export class StreamUsage implements ResponseUsage {
   sawEnd = false;
   readonly #parser: StreamParser | undefined;
 
+  /** Whether the provider's stream format is known (so `sawEnd` means something). */
+  get parses(): boolean {
+    return this.#parser !== undefined;
+  }
+
   constructor(provider: string) {
     this.#parser = isKnownProvider(provider)
       ? getProvider(provider).createStreamParser()
