@@ -28,7 +28,7 @@ export interface RecordedResource {
   /** Top-level input names whose value is (or contains) a secret. */
   readonly secretInputs: readonly string[];
   /** The resource options the program passed. */
-  readonly options: pulumi.ResourceOptions;
+  readonly options: pulumi.CustomResourceOptions;
 }
 
 export interface Recorder {
@@ -51,7 +51,7 @@ interface Construction {
   type: string;
   name: string;
   resource: pulumi.Resource;
-  options: pulumi.ResourceOptions;
+  options: pulumi.CustomResourceOptions;
 }
 
 /**
