@@ -1,0 +1,123 @@
+import { describe, expect, it } from "vitest";
+import { GatewayRequestError } from "../../src/emulator/errors.ts";
+import { createUlid } from "../../src/emulator/ids.ts";
+import { readLogFilters } from "../../src/emulator/rest/log-filters.ts";
+import { evaluateCondition } from "../../src/emulator/runtime/conditions.ts";
+import { readDirectives } from "../../src/emulator/runtime/directives.ts";
+import { modelOf } from "../../src/emulator/runtime/model-name.ts";
+import { backoffDelay, resolveRetryPolicy } from "../../src/emulator/runtime/retry.ts";
+import { normaliseEndpoint } from "../../src/emulator/runtime/upstreams.ts";
+
+describe("retry policy", () => {
+  it("computes constant, linear and exponential backoff", () => {
+    const delays = (backoff: "constant" | "linear" | "exponential") =>
+      [1, 2, 3, 4].map((attempt) =>
+        backoffDelay({ maxAttempts: 5, delayMs: 100, backoff }, attempt),
+      );
+    expect(delays("constant")).toEqual([100, 100, 100, 100]);
+    expect(delays("linear")).toEqual([100, 200, 300, 400]);
+    expect(delays("exponential")).toEqual([100, 200, 400, 800]);
+  });
+
+  it("takes each field from the most specific layer that sets it", () => {
+    expect(
+      resolveRetryPolicy(
+        { maxAttempts: 3 },
+        { delayMs: 20, maxAttempts: 5 },
+        { maxAttempts: 2, delayMs: 500, backoff: "linear" },
+      ),
+    ).toEqual({ maxAttempts: 3, delayMs: 20, backoff: "linear" });
+    expect(resolveRetryPolicy(undefined, { maxAttempts: null })).toEqual({
+      maxAttempts: 1,
+      delayMs: 0,
+      backoff: "constant",
+    });
+  });
+});
+
+describe("conditions", () => {
+  const context = {
+    metadata: { plan: "free", tier: 2 },
+    body: { model: "dynamic/x", temperature: 0.2 },
+    headers: { "x-team": "ml" },
+  };
+  it.each([
+    [{ "metadata.plan": { $eq: "free" } }, true],
+    [{ "metadata.plan": "free" }, true],
+    [{ "metadata.plan": { $ne: "free" } }, false],
+    [{ "metadata.plan": { $in: ["free", "trial"] } }, true],
+    [{ "metadata.plan": { $nin: ["free"] } }, false],
+    [{ "metadata.tier": { $gte: 2, $lt: 3 } }, true],
+    [{ "metadata.missing": { $exists: false } }, true],
+    [{ "body.temperature": { $lt: 0.5 } }, true],
+    [{ "headers.X-Team": "ml" }, true],
+    [{ $or: [{ "metadata.plan": "pro" }, { "metadata.tier": 2 }] }, true],
+    [{ $and: [{ "metadata.plan": "pro" }, { "metadata.tier": 2 }] }, false],
+    [{ $not: { "metadata.plan": "pro" } }, true],
+    ['{"metadata.plan":{"$eq":"free"}}', true],
+    [{ plan: "free" }, true],
+  ])("evaluates %j to %s", (condition, expected) => {
+    expect(evaluateCondition(condition, context)).toBe(expected);
+  });
+
+  it("rejects unknown operators and malformed conditions", () => {
+    expect(() => evaluateCondition({ "metadata.plan": { $regex: "f" } }, context)).toThrow(
+      GatewayRequestError,
+    );
+    expect(() => evaluateCondition("{nope", context)).toThrow(GatewayRequestError);
+  });
+});
+
+describe("request reading", () => {
+  it("reads cf-aig-* headers and drops metadata entries past the fifth", () => {
+    const headers: Record<string, string> = {
+      "cf-aig-cache-ttl": "3600",
+      "cf-skip-cache": "TRUE",
+      "cf-aig-backoff": "Exponential",
+      "cf-aig-metadata": '{"a":1,"b":2,"c":3,"d":4,"e":5,"f":6}',
+    };
+    const directives = readDirectives((name) => headers[name]);
+    expect(directives).toMatchObject({ cacheTtl: 3600, skipCache: true, backoff: "exponential" });
+    expect(Object.keys(directives.metadata!)).toEqual(["a", "b", "c", "d", "e"]);
+  });
+
+  it("finds the model in the body or the endpoint", () => {
+    expect(modelOf("openai", "chat/completions", { model: "gpt-4o" })).toBe("gpt-4o");
+    expect(modelOf("workers-ai", "@cf/meta/llama-3.1-8b-instruct", {})).toBe(
+      "@cf/meta/llama-3.1-8b-instruct",
+    );
+    expect(modelOf("google-ai-studio", "v1beta/models/gemini-2.5-flash:generateContent", {})).toBe(
+      "gemini-2.5-flash",
+    );
+  });
+
+  it("normalises endpoints and refuses escapes", () => {
+    expect(normaliseEndpoint("openai", "/v1/chat/completions")).toBe("chat/completions");
+    expect(normaliseEndpoint("anthropic", "v1/messages")).toBe("v1/messages");
+    expect(() => normaliseEndpoint("openai", "a/../../etc")).toThrow(GatewayRequestError);
+  });
+
+  it("reads log filters the way the cloudflare SDK writes them", () => {
+    const query = new URLSearchParams(
+      "filters.key=provider&filters.operator=eq&filters.value=openai&filters.value=groq&filters.key=success&filters.operator=eq&filters.value=true",
+    );
+    expect(readLogFilters(query)).toEqual([
+      { key: "provider", operator: "eq", value: ["openai", "groq"] },
+      { key: "success", operator: "eq", value: ["true"] },
+    ]);
+    expect(
+      readLogFilters(
+        new URLSearchParams(
+          "filters[0][key]=model&filters[0][operator]=contains&filters[0][value][]=4o",
+        ),
+      ),
+    ).toEqual([{ key: "model", operator: "contains", value: ["4o"] }]);
+  });
+
+  it("makes sortable 26-character ULIDs", () => {
+    const early = createUlid(1_700_000_000_000, new Uint8Array(16));
+    const late = createUlid(1_700_000_000_001, new Uint8Array(16).fill(255));
+    expect(early).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(early < late).toBe(true);
+  });
+});
