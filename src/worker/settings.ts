@@ -52,11 +52,13 @@ function readConfig(raw: unknown): StepwiseConfig {
     }
   }
   if (value === undefined || value === null) throw missingConfig();
-  // Tokens reach the Worker as secrets, never through this plain-text variable: drop any copy.
+  // Secrets reach the Worker as secret bindings, never through this plain-text variable: drop
+  // any copy (Pulumi strips them already).
   if (typeof value === "object" && !Array.isArray(value)) {
     const {
       gatewayToken: _gatewayToken,
       rotateToken: _rotateToken,
+      byokKeys: _byokKeys,
       ...rest
     } = value as Record<string, unknown>;
     value = rest;
@@ -72,8 +74,8 @@ function missingConfig(): ConfigError {
       {
         path: "",
         message:
-          "is not set: deploy the Worker with Pulumi (it binds the stack config), or run " +
-          '`wrangler dev --var STEPWISE_CONFIG:"$(node --import tsx scripts/worker-config.ts)"`',
+          "is not set: deploy the Worker with Pulumi (it binds the stack config), or run it " +
+          "locally with `npm run worker:dev` (it binds the dev stack's config)",
       },
     ],
   });

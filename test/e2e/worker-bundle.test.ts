@@ -1,0 +1,54 @@
+/**
+ * The deployable artefacts of the companion Worker: `wrangler deploy --dry-run` bundles it (that
+ * bundle is what Pulumi uploads), the bundle runs in workerd, and the committed
+ * `worker-configuration.d.ts` matches `wrangler.jsonc` (no drift).
+ */
+import { existsSync } from "node:fs";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { checkWorkerTypes } from "../../scripts/worker-types.ts";
+import {
+  buildWorkerBundle,
+  type RunningWorker,
+  startWorker,
+  type WorkerBundle,
+} from "./worker-harness.ts";
+
+let bundle: WorkerBundle;
+let worker: RunningWorker | undefined;
+
+beforeAll(async () => {
+  bundle = await buildWorkerBundle();
+}, 120_000);
+
+afterAll(async () => {
+  await worker?.close();
+  await bundle?.remove();
+});
+
+describe("companion Worker bundle", () => {
+  it("wrangler bundles src/worker with the KV and Analytics Engine bindings", () => {
+    expect(existsSync(bundle.scriptPath)).toBe(true);
+    expect(bundle.output).toMatch(/env\.KEYS .*KV Namespace/);
+    expect(bundle.output).toMatch(/env\.EVENTS \(stepwise_events\).*Analytics Engine Dataset/);
+  });
+
+  it("the bundle runs in workerd and explains a missing STEPWISE_CONFIG instead of failing blindly", async () => {
+    worker = await startWorker(bundle.scriptPath, {
+      ROTATE_TOKEN: "bundle-test-admin-token",
+      GATEWAY_URL: "http://127.0.0.1:9",
+      STEPWISE_CONFIG: "",
+    });
+    const response = await fetch(`${worker.url}/keys`, {
+      headers: { authorization: "Bearer bundle-test-admin-token" },
+    });
+    expect(response.status).toBe(503);
+    const body = (await response.json()) as { error: { code: string; message: string } };
+    expect(body.error.code).toBe("config_invalid");
+    expect(body.error.message).toContain("STEPWISE_CONFIG");
+  }, 60_000);
+
+  it("worker-configuration.d.ts is what `npm run cf-typegen` generates from wrangler.jsonc", async () => {
+    const { upToDate } = await checkWorkerTypes();
+    expect(upToDate, "run `npm run cf-typegen` and commit worker-configuration.d.ts").toBe(true);
+  }, 60_000);
+});
