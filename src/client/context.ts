@@ -64,7 +64,7 @@ export function createContext(options: GatewayClientOptions): ClientContext {
   }
   if (problems.length > 0) {
     throw new InvalidOptionsError({
-      message: `createGatewayClient: ${problems.join("; ")}.`,
+      message: `createGatewayClient: ${problems.map((problem) => problem.replace(/\.$/, "")).join("; ")}.`,
     });
   }
   const baseUrl = (options.baseUrl ?? defaultBaseUrl).replace(/\/+$/, "");

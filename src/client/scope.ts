@@ -19,6 +19,8 @@ export interface AttemptScope {
   stopIdle(): void;
   /** Ends the attempt timeout (a stream's headers arrived; the idle timeout takes over). */
   clearTimeout(): void;
+  /** Aborts the attempt's request because nobody will read the rest of it. */
+  abandon(): void;
   dispose(): void;
 }
 
@@ -99,6 +101,9 @@ function startAttempt(
     },
     clearTimeout() {
       if (timer !== undefined) clearTimeout(timer);
+    },
+    abandon() {
+      controller.abort("abandoned");
     },
     dispose() {
       if (timer !== undefined) clearTimeout(timer);

@@ -49,8 +49,9 @@ export async function* readDeltas(options: ReadDeltasOptions): AsyncGenerator<Ch
   try {
     yield* readUntilDone(options, events);
   } finally {
-    // Cancels the body when the stream ends early (an error, or a consumer that stopped).
-    await events.return?.(undefined);
+    // Cancels the body when the stream ends early (an error, or a consumer that stopped). Not
+    // awaited: some fetch implementations (msw's interceptor) never settle a body's cancel().
+    events.return?.(undefined)?.catch(() => undefined);
   }
 }
 

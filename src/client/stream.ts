@@ -135,6 +135,7 @@ async function* readAnswer(
       observeChain(context.breaker, sent.order, served.position, outcome, call.probes);
     }
   };
+  let complete = false;
   try {
     yield* readDeltas({
       body: sent.response.body ?? new ReadableStream({ start: (stream) => stream.close() }),
@@ -147,6 +148,7 @@ async function* readAnswer(
       attempts: () => tracker.attempts,
       progress,
     });
+    complete = true;
   } catch (error) {
     const stoppedByCaller = call.scope.stopReason() !== null;
     if (!stoppedByCaller) observe("failed");
@@ -154,6 +156,7 @@ async function* readAnswer(
       tracker.noteFailure(entry, sent.response.status, error);
     throw error;
   } finally {
+    if (!complete) scope.abandon();
     scope.dispose();
   }
   observe("answered");

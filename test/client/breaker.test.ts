@@ -1,0 +1,255 @@
+import { describe, expect, it } from "vitest";
+import { type BreakerTransition, CircuitBreaker } from "../../src/client/breaker.ts";
+import { memoryRecorder } from "../../src/client/index.ts";
+import { createTestServer, type TestResponse } from "../helpers/test-server.ts";
+import {
+  fixtureJson,
+  gatewayUrl,
+  ManualClock,
+  messages,
+  servedHeaders,
+  testClient,
+} from "./helpers.ts";
+
+function breakerWithClock(options: ConstructorParameters<typeof CircuitBreaker>[0] = {}) {
+  const clock = new ManualClock();
+  const transitions: BreakerTransition[] = [];
+  const breaker = new CircuitBreaker(options, clock.now, (transition) =>
+    transitions.push(transition),
+  );
+  const summary = () =>
+    transitions.map(({ provider, from, to, reason }) => `${provider}: ${from}→${to} (${reason})`);
+  return { breaker, clock, transitions, summary };
+}
+
+describe("CircuitBreaker", () => {
+  it("opens after N consecutive failures; a success resets the count", () => {
+    const { breaker, summary } = breakerWithClock({ failureThreshold: 3 });
+    breaker.record("openai", false);
+    breaker.record("openai", false);
+    breaker.record("openai", true);
+    breaker.record("openai", false);
+    breaker.record("openai", false);
+    expect(breaker.state("openai")).toBe("closed");
+    breaker.record("openai", false);
+    expect(breaker.state("openai")).toBe("open");
+    expect(summary()).toStrictEqual(["openai: closed→open (consecutive_failures)"]);
+  });
+
+  it("opens when the failure rate over the window reaches the threshold, with enough calls", () => {
+    const { breaker, transitions } = breakerWithClock({
+      failureThreshold: 100,
+      failureRateThreshold: 0.5,
+      minimumCalls: 6,
+    });
+    for (const ok of [true, false, true, false, true]) breaker.record("groq", ok);
+    expect(breaker.state("groq")).toBe("closed"); // 2/5 failed, and only 5 calls
+    breaker.record("groq", false); // 3/6 = 0.5
+    expect(breaker.state("groq")).toBe("open");
+    expect(transitions[0]).toMatchObject({ reason: "failure_rate", failureRate: 0.5 });
+  });
+
+  it("forgets outcomes older than the window", () => {
+    const { breaker, clock } = breakerWithClock({
+      failureThreshold: 100,
+      minimumCalls: 4,
+      windowMs: 10_000,
+    });
+    breaker.record("groq", false);
+    breaker.record("groq", false);
+    breaker.record("groq", false);
+    clock.advance(10_001);
+    breaker.record("groq", true);
+    breaker.record("groq", false);
+    expect(breaker.health(["groq"]).groq).toMatchObject({ windowCalls: 2, failureRate: null });
+    expect(breaker.state("groq")).toBe("closed");
+  });
+
+  it("goes half-open after the cooldown and admits exactly one probe at a time", () => {
+    const { breaker, clock, summary } = breakerWithClock({
+      failureThreshold: 1,
+      cooldownMs: 30_000,
+    });
+    breaker.record("anthropic", false);
+    expect(breaker.admit("anthropic")).toStrictEqual({ kind: "open" });
+    clock.advance(29_999);
+    expect(breaker.admit("anthropic")).toStrictEqual({ kind: "open" });
+    clock.advance(1);
+    const probe = breaker.admit("anthropic");
+    expect(probe.kind).toBe("probe");
+    expect(breaker.admit("anthropic")).toStrictEqual({ kind: "open" });
+    expect(breaker.health(["anthropic"]).anthropic).toMatchObject({
+      state: "half-open",
+      probeInFlight: true,
+    });
+    expect(summary()).toStrictEqual([
+      "anthropic: closed→open (consecutive_failures)",
+      "anthropic: open→half-open (cooldown_elapsed)",
+    ]);
+  });
+
+  it("closes when the probe succeeds; ignores outcomes of calls that were not the probe", () => {
+    const { breaker, clock, summary } = breakerWithClock({
+      failureThreshold: 1,
+      cooldownMs: 1_000,
+    });
+    breaker.record("anthropic", false);
+    clock.advance(1_000);
+    const probe = breaker.admit("anthropic");
+    if (probe.kind !== "probe") throw new Error("expected a probe");
+    breaker.record("anthropic", false); // a call that was not the probe
+    expect(breaker.state("anthropic")).toBe("half-open");
+    breaker.record("anthropic", true, probe.token);
+    expect(breaker.state("anthropic")).toBe("closed");
+    expect(summary().at(-1)).toBe("anthropic: half-open→closed (probe_succeeded)");
+  });
+
+  it("reopens when the probe fails, for another full cooldown", () => {
+    const { breaker, clock, summary } = breakerWithClock({
+      failureThreshold: 1,
+      cooldownMs: 1_000,
+    });
+    breaker.record("anthropic", false);
+    clock.advance(1_000);
+    const probe = breaker.admit("anthropic");
+    if (probe.kind !== "probe") throw new Error("expected a probe");
+    breaker.record("anthropic", false, probe.token);
+    expect(breaker.state("anthropic")).toBe("open");
+    clock.advance(999);
+    expect(breaker.state("anthropic")).toBe("open");
+    expect(summary().at(-1)).toBe("anthropic: half-open→open (probe_failed)");
+  });
+
+  it("frees a probe that told nothing, so the next call can probe", () => {
+    const { breaker, clock } = breakerWithClock({ failureThreshold: 1, cooldownMs: 1_000 });
+    breaker.record("anthropic", false);
+    clock.advance(1_000);
+    const first = breaker.admit("anthropic");
+    if (first.kind !== "probe") throw new Error("expected a probe");
+    breaker.releaseProbe("anthropic", first.token);
+    const second = breaker.admit("anthropic");
+    expect(second.kind).toBe("probe");
+    breaker.releaseProbe("anthropic", first.token); // a stale release changes nothing
+    expect(breaker.admit("anthropic")).toStrictEqual({ kind: "open" });
+  });
+});
+
+const anthropicDown: TestResponse = {
+  type: "json",
+  body: fixtureJson("providers/openai/response.json"),
+  headers: servedHeaders(1, "openai", "gpt-4o-mini"),
+};
+
+const server = createTestServer({ [gatewayUrl]: { response: anthropicDown } });
+
+function sentProviders(callIndex: number): string[] {
+  return (server.calls[callIndex]!.body as { provider: string }[]).map((step) => step.provider);
+}
+
+describe("the client's breaker", () => {
+  const breaker = { failureThreshold: 2, cooldownMs: 10_000 };
+
+  it("counts steps the gateway passed over as failures and moves an open provider to the end", async () => {
+    const { client, recorder } = testClient({ breaker });
+    await client.chat({ route: "default", messages });
+    await client.chat({ route: "default", messages });
+    expect(client.health().anthropic).toMatchObject({ state: "open", consecutiveFailures: 2 });
+    expect(recorder.transitions.map(({ provider, to }) => `${provider}→${to}`)).toStrictEqual([
+      "anthropic→open",
+    ]);
+
+    server.urls[gatewayUrl]!.response = {
+      type: "json",
+      body: fixtureJson("providers/openai/response.json"),
+      headers: servedHeaders(0, "openai", "gpt-4o-mini"),
+    };
+    const answer = await client.chat({ route: "default", messages });
+    expect(sentProviders(2)).toStrictEqual(["openai", "workers-ai", "anthropic"]);
+    expect(answer.served).toMatchObject({ index: 1, provider: "openai" });
+    expect(recorder.events.map((event) => event.step)).toStrictEqual([1, 1, 1]);
+  });
+
+  it("drops an open provider when whenOpen is drop", async () => {
+    const { client } = testClient({ breaker: { ...breaker, whenOpen: "drop" } });
+    await client.chat({ route: "default", messages });
+    await client.chat({ route: "default", messages });
+    server.urls[gatewayUrl]!.response = {
+      type: "json",
+      body: fixtureJson("providers/openai/response.json"),
+      headers: servedHeaders(0, "openai", "gpt-4o-mini"),
+    };
+    await client.chat({ route: "default", messages });
+    expect(sentProviders(2)).toStrictEqual(["openai", "workers-ai"]);
+  });
+
+  it("probes in place after the cooldown, and closes when the provider answers", async () => {
+    const { client, clock, recorder } = testClient({ breaker });
+    await client.chat({ route: "default", messages });
+    await client.chat({ route: "default", messages });
+    clock.advance(10_000);
+    server.urls[gatewayUrl]!.response = {
+      type: "json",
+      body: fixtureJson("providers/anthropic/response.json"),
+      headers: servedHeaders(0, "anthropic", "claude-sonnet-4-5"),
+    };
+    const answer = await client.chat({ route: "default", messages });
+    expect(sentProviders(2)).toStrictEqual(["anthropic", "openai", "workers-ai"]);
+    expect(answer.served.provider).toBe("anthropic");
+    expect(client.health().anthropic?.state).toBe("closed");
+    expect(recorder.transitions.map(({ to, reason }) => `${to} (${reason})`)).toStrictEqual([
+      "open (consecutive_failures)",
+      "half-open (cooldown_elapsed)",
+      "closed (probe_succeeded)",
+    ]);
+  });
+
+  it("lets only one concurrent call probe; the others keep the provider at the end", async () => {
+    const { client, clock } = testClient({ breaker });
+    await client.chat({ route: "default", messages });
+    await client.chat({ route: "default", messages });
+    clock.advance(10_000);
+    await Promise.all([
+      client.chat({ route: "default", messages }),
+      client.chat({ route: "default", messages }),
+    ]);
+    const chains = [sentProviders(2), sentProviders(3)].map((chain) => chain.join(","));
+    expect(chains.sort()).toStrictEqual([
+      "anthropic,openai,workers-ai",
+      "openai,workers-ai,anthropic",
+    ]);
+    expect(client.health().anthropic?.state).toBe("open");
+  });
+
+  it("does not count cache hits or gateway errors against providers", async () => {
+    const { client } = testClient({ breaker: { failureThreshold: 1 } });
+    server.urls[gatewayUrl]!.response = {
+      type: "json",
+      body: fixtureJson("providers/openai/response.json"),
+      headers: servedHeaders(1, "openai", "gpt-4o-mini", { "cf-aig-cache-status": "HIT" }),
+    };
+    await client.chat({ route: "default", messages });
+    server.urls[gatewayUrl]!.response = {
+      type: "error",
+      status: 401,
+      body: fixtureJson("client/gateway-error-401.json"),
+    };
+    await client.chat({ route: "default", messages }).catch(() => undefined);
+    const health = client.health();
+    expect(Object.keys(health)).toStrictEqual(["anthropic", "groq", "openai", "workers-ai"]);
+    expect(Object.values(health).map((entry) => entry.state)).toStrictEqual([
+      "closed",
+      "closed",
+      "closed",
+      "closed",
+    ]);
+  });
+
+  it("can be turned off", async () => {
+    const recorder = memoryRecorder();
+    const { client } = testClient({ breaker: false, recorder });
+    for (let call = 0; call < 6; call++) await client.chat({ route: "default", messages });
+    expect(sentProviders(5)).toStrictEqual(["anthropic", "openai", "workers-ai"]);
+    expect(client.health().anthropic?.state).toBe("closed");
+    expect(recorder.transitions).toStrictEqual([]);
+  });
+});
