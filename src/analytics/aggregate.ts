@@ -121,10 +121,13 @@ export class StepRateAggregator {
     if (this.#first === null || time < this.#first) this.#first = time;
     if (this.#last === null || time > this.#last) this.#last = time;
     this.#totals.add(event);
-    const key = this.#keyOf(event);
-    statsFor(this.#groups, key).add(event);
-    statsFor(this.#routeGroups, { gateway: event.gateway, route: event.route }).add(event);
-    if (this.#keepSeries) this.#addToBucket(time, event, key);
+    const id = this.#idOf(event);
+    statsFor(this.#groups, id, () => this.#keyOf(event)).add(event);
+    statsFor(this.#routeGroups, `${event.gateway}\u0000${event.route}`, () => ({
+      gateway: event.gateway,
+      route: event.route,
+    })).add(event);
+    if (this.#keepSeries) this.#addToBucket(time, event, id);
     return "counted";
   }
 
@@ -169,13 +172,23 @@ export class StepRateAggregator {
     return reason;
   }
 
+  /** A cheap string identity of the event's group (no allocation of the key object). */
+  #idOf(event: CallEvent): string {
+    let id = "";
+    for (const dimension of this.#dimensions) {
+      const value = event[dimension];
+      id += value === null ? "\u0001\u0000" : `${value}\u0000`;
+    }
+    return id;
+  }
+
   #keyOf(event: CallEvent): GroupKey {
     const key: GroupKey = {};
     for (const dimension of this.#dimensions) key[dimension] = event[dimension];
     return key;
   }
 
-  #addToBucket(time: number, event: CallEvent, key: GroupKey): void {
+  #addToBucket(time: number, event: CallEvent, id: string): void {
     const start = bucketStart(time, this.#bucketMs);
     let bucket = this.#buckets.get(start);
     if (!bucket) {
@@ -183,7 +196,7 @@ export class StepRateAggregator {
       this.#buckets.set(start, bucket);
     }
     bucket.totals.add(event);
-    if (bucket.groups) statsFor(bucket.groups, key).add(event);
+    if (bucket.groups) statsFor(bucket.groups, id, () => this.#keyOf(event)).add(event);
     if (
       !this.#explicitBucket &&
       this.#buckets.size > maxAutoBuckets &&
@@ -220,18 +233,14 @@ export async function aggregateEvents(
   return aggregator.finish();
 }
 
-function keyString(key: GroupKey): string {
-  return JSON.stringify(key);
-}
-
 function statsFor(
   groups: Map<string, { key: GroupKey; stats: GroupStats }>,
-  key: GroupKey,
+  id: string,
+  makeKey: () => GroupKey,
 ): GroupStats {
-  const id = keyString(key);
   let entry = groups.get(id);
   if (!entry) {
-    entry = { key, stats: new GroupStats() };
+    entry = { key: makeKey(), stats: new GroupStats() };
     groups.set(id, entry);
   }
   return entry.stats;

@@ -13,7 +13,7 @@
  * `http_<status>` (or `failed` without a status). Records of the wrong shape are counted as
  * malformed (numbered in the order read).
  */
-import Cloudflare from "cloudflare";
+import type { APIError } from "cloudflare";
 import { z } from "zod";
 import type { CallEvent } from "../../client/event.ts";
 import { AnalyticsError } from "../errors.ts";
@@ -69,6 +69,8 @@ export function gatewayLogsSource(options: GatewayLogsOptions): EventSource {
     name: `gateway logs ${options.gatewayId}`,
     stats,
     async *events(): AsyncGenerator<CallEvent> {
+      // Loaded on first use: importing the SDK takes seconds, and only this source needs it.
+      const { default: Cloudflare } = await import("cloudflare");
       const client = new Cloudflare({
         apiToken: options.apiToken,
         // Only the token authenticates; ignore CLOUDFLARE_API_KEY / CLOUDFLARE_EMAIL in the env.
@@ -103,7 +105,7 @@ export function gatewayLogsSource(options: GatewayLogsOptions): EventSource {
           yield logToEvent(parsed.data, options.gatewayId);
         }
       } catch (error) {
-        throw logsApiError(error, options);
+        throw logsApiError(error, options, Cloudflare.APIError);
       }
     },
   };
@@ -169,10 +171,14 @@ function windowFilters(
   return filters;
 }
 
-function logsApiError(error: unknown, options: GatewayLogsOptions): AnalyticsError {
+function logsApiError(
+  error: unknown,
+  options: GatewayLogsOptions,
+  apiError: abstract new (...args: never[]) => APIError,
+): AnalyticsError {
   if (error instanceof AnalyticsError) return error;
   const where = `gateway ${options.gatewayId} in account ${options.accountId}`;
-  if (error instanceof Cloudflare.APIError && error.status !== undefined) {
+  if (error instanceof apiError && error.status !== undefined) {
     const hint =
       error.status === 401 || error.status === 403
         ? "Check that CLOUDFLARE_API_TOKEN is set and has the AI Gateway Read permission."
