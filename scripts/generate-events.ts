@@ -184,16 +184,19 @@ export function* generateEvents(options: GenerateEventsOptions): Generator<CallE
       tokensOut,
       cost,
       errorCode: badRequest ? "bad_request" : ok ? null : "all_steps_failed",
-      logId: ok
-        ? `01J${Math.floor(random() * 36 ** 10)
-            .toString(36)
-            .toUpperCase()
-            .padStart(10, "0")}`
-        : null,
+      logId: ok ? logIdFrom(random) : null,
       attempts,
       streamed: random() < 0.3,
     };
   }
+}
+
+/** A 26-character ULID-shaped log id, like the gateway's `cf-aig-log-id`. */
+function logIdFrom(random: () => number): string {
+  const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+  let id = "01J";
+  for (let index = 0; index < 23; index += 1) id += alphabet[Math.floor(random() * 32)];
+  return id;
 }
 
 function pickRoute(roll: number): Route {
