@@ -194,7 +194,7 @@ function logsApiError(
   }
   return new AnalyticsError({
     code: "analytics_logs_api_failed",
-    message: `Reading the logs of ${where} failed: ${(error as Error)?.message ?? String(error)}. Check the API base URL (${options.baseURL ?? "https://api.cloudflare.com/client/v4"}) and the network.`,
+    message: `Reading the logs of ${where} failed: ${String((error as Error)?.message ?? error).replace(/\.$/, "")}. Check the API base URL (${options.baseURL ?? "https://api.cloudflare.com/client/v4"}) and the network.`,
     cause: error,
   });
 }
