@@ -3,6 +3,7 @@
  * `startEmulator`: the local AI Gateway. Starts mock providers for every provider without an
  * upstream override, builds the gateways from the config and listens on 127.0.0.1.
  */
+import { setMaxListeners } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isKnownProvider, providerSlugs } from "../providers/index.ts";
@@ -66,6 +67,8 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     cache,
   });
   const shutdown = new AbortController();
+  // One listener per in-flight request; many concurrent requests are normal, not a leak.
+  setMaxListeners(0, shutdown.signal);
   const gatewayToken =
     options.gatewayToken ??
     (typeof config.gatewayToken === "string" ? config.gatewayToken : defaultGatewayToken);
@@ -135,7 +138,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
 function listen(server: Server, port: number): Promise<number> {
   return new Promise((resolve, reject) => {
     server.once("error", reject);
-    server.listen(port, "127.0.0.1", () => {
+    server.listen({ port, host: "127.0.0.1", backlog: 4096 }, () => {
       server.off("error", reject);
       resolve((server.address() as AddressInfo).port);
     });

@@ -13,10 +13,10 @@ import type { UpstreamResponse } from "./attempt.ts";
 import { cachePolicyFor } from "./cache-policy.ts";
 import { type CompatRequest, toOpenAiCompletion, toOpenAiError } from "./compat-convert.ts";
 import { createOpenAiStreamConverter } from "./compat-stream.ts";
-import type { StreamConverter } from "./deliver.ts";
 import type { GatewayCall } from "./gateway-call.ts";
 import { resolveRetryPolicy } from "./retry.ts";
 import type { StepTarget } from "./step-runner.ts";
+import type { StreamConverter } from "./stream-pipe.ts";
 import { forwardedHeaders } from "./upstreams.ts";
 
 export interface CompatTarget extends StepTarget {

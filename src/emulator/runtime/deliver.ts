@@ -1,33 +1,20 @@
 /**
  * @module
- * Sends the serving step's response to the client with the gateway's headers, logs it, stores it
- * in the cache when it may be, and charges its cost.
- *
- * Streams pass through unbuffered: each upstream chunk is written as it arrives (a tee parses the
- * events for usage). If the upstream connection dies mid-stream, the gateway destroys the client
- * connection instead of ending the response: the client sees a broken transfer, never a clean end
- * that could be taken for a complete answer. (Bytes already sent cannot be taken back, so the
- * gateway cannot fall back at that point; a stream that dies before its first body byte is a
- * network error and does fall back, see `attempt.ts`.)
+ * Sends the serving step's response to the client with the gateway's `cf-aig-*` headers, logs
+ * it, stores it in the cache when it may be, and charges its cost. Streams go through
+ * `stream-pipe.ts` (a stream cut mid-answer breaks the client connection); a stream that dies
+ * before its first body byte never gets here, it is a network error that falls back (see
+ * `attempt.ts`).
  */
 import type { OutgoingHttpHeaders } from "node:http";
-import { parseSseStream, type StreamDelta } from "../../providers/index.ts";
-import type { GatewayErrorResponse } from "../errors.ts";
 import type { CachedResponse } from "../features/response-cache.ts";
-import { waitForDrain } from "../http/io.ts";
-import type { StreamedBody, UpstreamResponse } from "./attempt.ts";
+import type { UpstreamResponse } from "./attempt.ts";
 import type { GatewayCall } from "./gateway-call.ts";
 import { type DeliveredStep, recordStep, type ServingStep } from "./log-writer.ts";
-import type { CachePolicy, StepFailure } from "./step-runner.ts";
-import { failureError } from "./step-runner.ts";
+import type { CachePolicy } from "./step-runner.ts";
+import { pipeConverted, pipeRaw, type StreamConverter } from "./stream-pipe.ts";
 import { passedResponseHeaders } from "./upstreams.ts";
 import { StreamUsage, usageFromBody } from "./usage.ts";
-
-/** Turns a provider's stream deltas into another wire format (compat: OpenAI chunks). */
-export interface StreamConverter {
-  readonly contentType: string;
-  convert(deltas: readonly StreamDelta[]): string;
-}
 
 export interface DeliverOptions {
   readonly attempts: number;
@@ -163,80 +150,6 @@ export async function deliverResponse(
   });
 }
 
-interface Piped {
-  readonly bytes: number;
-  readonly error?: "stream_cut" | "client_closed";
-}
-
-async function pipeRaw(call: GatewayCall, body: StreamedBody, usage: StreamUsage): Promise<Piped> {
-  const [raw, forParsing] = body.stream.tee();
-  const parsing = (async () => {
-    try {
-      for await (const event of parseSseStream(forParsing)) usage.feed(event);
-    } catch {
-      // The raw branch sees the same failure and reports it.
-    }
-  })();
-  const reader = raw.getReader();
-  const response = call.response;
-  let bytes = 0;
-  let error: Piped["error"];
-  try {
-    for (;;) {
-      const next = await reader.read();
-      if (next.done) break;
-      if (response.destroyed) {
-        error = "client_closed";
-        body.abort();
-        break;
-      }
-      bytes += next.value.length;
-      if (!response.write(next.value)) await waitForDrain(response);
-    }
-  } catch {
-    error = call.signal.aborted && response.destroyed ? "client_closed" : "stream_cut";
-  }
-  await parsing;
-  finish(call, error);
-  return error === undefined ? { bytes } : { bytes, error };
-}
-
-async function pipeConverted(
-  call: GatewayCall,
-  body: StreamedBody,
-  usage: StreamUsage,
-  converter: StreamConverter,
-): Promise<Piped> {
-  const response = call.response;
-  let bytes = 0;
-  let error: Piped["error"];
-  try {
-    for await (const event of parseSseStream(body.stream)) {
-      if (response.destroyed) {
-        error = "client_closed";
-        body.abort();
-        break;
-      }
-      const text = converter.convert(usage.feed(event));
-      if (text === "") continue;
-      bytes += Buffer.byteLength(text);
-      if (!response.write(text)) await waitForDrain(response);
-    }
-  } catch {
-    error = call.signal.aborted && response.destroyed ? "client_closed" : "stream_cut";
-  }
-  finish(call, error);
-  return error === undefined ? { bytes } : { bytes, error };
-}
-
-/** Ends the client response cleanly, or breaks the connection after an upstream cut. */
-function finish(call: GatewayCall, error: Piped["error"]): void {
-  const response = call.response;
-  if (response.destroyed) return;
-  if (error === "stream_cut") response.destroy();
-  else response.end();
-}
-
 /** Delivers a cached response (`cf-aig-cache-status: HIT`). */
 export function deliverCached(
   call: GatewayCall,
@@ -263,85 +176,4 @@ export function deliverCached(
     responseBytes: entry.body.length,
     ...(contentType ? { responseContentType: contentType } : {}),
   });
-}
-
-/** Delivers the failure of the last step tried: its upstream response, or a gateway error. */
-export async function deliverFailure(
-  call: GatewayCall,
-  serving: ServingStep,
-  failure: StepFailure,
-  attempts: number,
-): Promise<DeliveredStep> {
-  if (failure.kind === "response") {
-    return deliverResponse(call, serving, failure.response, { attempts });
-  }
-  return deliverGatewayError(call, serving, failureError(failure)!, attempts, failureCode(failure));
-}
-
-/** Sends a gateway error with the step headers, and logs it. */
-export function deliverGatewayError(
-  call: GatewayCall,
-  serving: ServingStep,
-  error: GatewayErrorResponse,
-  attempts: number,
-  code: string,
-): DeliveredStep {
-  const logId = call.nextLogId();
-  const text = JSON.stringify(error.body);
-  if (!call.response.headersSent && !call.response.destroyed) {
-    call.response.writeHead(error.status, {
-      ...gatewayHeaders(call, serving, logId, "MISS"),
-      "content-type": "application/json",
-      "content-length": String(Buffer.byteLength(text)),
-    });
-    call.response.end(text);
-  }
-  return recordStep(call, serving, {
-    logId,
-    status: error.status,
-    success: false,
-    cached: false,
-    usage: { tokensIn: null, tokensOut: null },
-    attempts,
-    responseBytes: Buffer.byteLength(text),
-    responseContentType: "application/json",
-    error: code,
-  });
-}
-
-/** Logs a failed step that a later step replaces (nothing is sent to the client). */
-export function recordFailure(
-  call: GatewayCall,
-  serving: ServingStep,
-  failure: StepFailure,
-  attempts: number,
-): void {
-  const status =
-    failure.kind === "response" ? failure.response.status : failureError(failure)!.status;
-  recordStep(call, serving, {
-    logId: call.nextLogId(),
-    status,
-    success: false,
-    cached: false,
-    usage: { tokensIn: null, tokensOut: null },
-    attempts,
-    responseBytes:
-      failure.kind === "response" && failure.response.body.kind === "buffered"
-        ? failure.response.body.bytes.length
-        : 0,
-    error: failureCode(failure),
-  });
-}
-
-function failureCode(failure: StepFailure): string {
-  switch (failure.kind) {
-    case "response":
-      return failure.error;
-    case "network-error":
-      return "network_error";
-    case "timeout":
-      return "timeout";
-    case "refused":
-      return failure.reason;
-  }
 }

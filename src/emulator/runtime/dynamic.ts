@@ -18,7 +18,7 @@ import { activeVersion } from "../state/route-store.ts";
 import type { CompatRequest } from "./compat-convert.ts";
 import { buildCompatTarget } from "./compat-target.ts";
 import { evaluateCondition, resolvePath } from "./conditions.ts";
-import { recordFailure } from "./deliver.ts";
+import { recordFailure } from "./deliver-failure.ts";
 import type { GatewayCall } from "./gateway-call.ts";
 import type { ServingStep } from "./log-writer.ts";
 import { serveAnswer, serveFailure } from "./serve-outcome.ts";

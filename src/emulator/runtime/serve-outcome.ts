@@ -4,10 +4,12 @@
  * left to try) the failure. Shared by the provider-native, compat and dynamic endpoints.
  */
 import type { UpstreamResponse } from "./attempt.ts";
-import { deliverCached, deliverFailure, deliverResponse, type StreamConverter } from "./deliver.ts";
+import { deliverCached, deliverResponse } from "./deliver.ts";
+import { deliverFailure } from "./deliver-failure.ts";
 import type { GatewayCall } from "./gateway-call.ts";
 import type { DeliveredStep, ServingStep } from "./log-writer.ts";
 import type { StepFailure, StepOutcome, StepTarget } from "./step-runner.ts";
+import type { StreamConverter } from "./stream-pipe.ts";
 
 export interface ServeOptions {
   readonly streamConverter?: StreamConverter;

@@ -1,0 +1,98 @@
+/**
+ * @module
+ * Piping an upstream stream to the client. Streams pass through unbuffered: each upstream chunk
+ * is written as it arrives, while a tee parses the events for usage and the end marker. If the
+ * upstream connection dies mid-stream, the client connection is destroyed instead of ended: the
+ * client sees a broken transfer, never a clean end that could pass for a complete answer.
+ */
+import { parseSseStream, type StreamDelta } from "../../providers/index.ts";
+import { waitForDrain } from "../http/io.ts";
+import type { StreamedBody } from "./attempt.ts";
+import type { GatewayCall } from "./gateway-call.ts";
+import type { StreamUsage } from "./usage.ts";
+
+/** Turns a provider's stream deltas into another wire format (compat: OpenAI chunks). */
+export interface StreamConverter {
+  readonly contentType: string;
+  convert(deltas: readonly StreamDelta[]): string;
+}
+
+export interface Piped {
+  readonly bytes: number;
+  readonly error?: "stream_cut" | "client_closed";
+}
+
+/** Writes the stream through unchanged. */
+export async function pipeRaw(
+  call: GatewayCall,
+  body: StreamedBody,
+  usage: StreamUsage,
+): Promise<Piped> {
+  const [raw, forParsing] = body.stream.tee();
+  const parsing = (async () => {
+    try {
+      for await (const event of parseSseStream(forParsing)) usage.feed(event);
+    } catch {
+      // The raw branch sees the same failure and reports it.
+    }
+  })();
+  const reader = raw.getReader();
+  const response = call.response;
+  let bytes = 0;
+  let error: Piped["error"];
+  try {
+    for (;;) {
+      const next = await reader.read();
+      if (next.done) break;
+      if (response.destroyed) {
+        error = "client_closed";
+        body.abort();
+        break;
+      }
+      bytes += next.value.length;
+      if (!response.write(next.value)) await waitForDrain(response);
+    }
+  } catch {
+    error = call.signal.aborted && response.destroyed ? "client_closed" : "stream_cut";
+  }
+  await parsing;
+  finish(call, error);
+  return error === undefined ? { bytes } : { bytes, error };
+}
+
+/** Writes the stream converted event by event (compat). */
+export async function pipeConverted(
+  call: GatewayCall,
+  body: StreamedBody,
+  usage: StreamUsage,
+  converter: StreamConverter,
+): Promise<Piped> {
+  const response = call.response;
+  let bytes = 0;
+  let error: Piped["error"];
+  try {
+    for await (const event of parseSseStream(body.stream)) {
+      if (response.destroyed) {
+        error = "client_closed";
+        body.abort();
+        break;
+      }
+      const text = converter.convert(usage.feed(event));
+      if (text === "") continue;
+      bytes += Buffer.byteLength(text);
+      if (!response.write(text)) await waitForDrain(response);
+    }
+  } catch {
+    error = call.signal.aborted && response.destroyed ? "client_closed" : "stream_cut";
+  }
+  finish(call, error);
+  return error === undefined ? { bytes } : { bytes, error };
+}
+
+/** Ends the client response cleanly, or breaks the connection after an upstream cut. */
+function finish(call: GatewayCall, error: Piped["error"]): void {
+  const response = call.response;
+  if (response.destroyed) return;
+  if (error === "stream_cut") response.destroy();
+  else response.end();
+}
