@@ -223,6 +223,31 @@ describe("dynamic routes", () => {
     expect(providers).toEqual(["anthropic", "openai", "anthropic"]);
   });
 
+  it("refuses a route whose graph is not well formed, naming the problem", async () => {
+    const { emulator: started } = await emulatorWith({ config });
+    emulator = started;
+    const response = await fetch(
+      `${emulator.restUrl}/accounts/${accountId}/ai-gateway/gateways/chat/routes`,
+      {
+        method: "POST",
+        headers: { authorization: "Bearer test", "content-type": "application/json" },
+        body: JSON.stringify({
+          name: "loop",
+          elements: [
+            start("a"),
+            model("a", "openai", "gpt-4o-mini", "b"),
+            model("b", "groq", "llama-3.1-8b-instant", "a"),
+            end,
+          ],
+        }),
+      },
+    );
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { success: boolean; errors: { message: string }[] };
+    expect(body.success).toBe(false);
+    expect(body.errors[0]!.message).toContain("cycle");
+  });
+
   it("answers 400 with code 2005 for a route the gateway does not have", async () => {
     const { emulator: started } = await emulatorWith({ config });
     emulator = started;

@@ -139,6 +139,14 @@ describe("the cloudflare SDK against the emulator", () => {
     });
   });
 
+  it("gives a gateway's provider URL", async () => {
+    const url = await client.aiGateway.urls.get("openai", {
+      account_id: accountId,
+      gateway_id: "open",
+    });
+    expect(url).toBe(`${emulator.gatewayUrl("open")}/openai`);
+  });
+
   it("rejects a bad update with the problems named", async () => {
     await expect(
       client.aiGateway.update("open", {

@@ -155,6 +155,21 @@ describe("universal endpoint", () => {
     expect(emulator.mocks!.attempts.map((attempt) => attempt.provider)).toEqual(["anthropic"]);
   });
 
+  it("falls back on any non-2xx when started with failOn: any-error", async () => {
+    const started = await emulatorWith({
+      failOn: "any-error",
+      faults: { rules: [{ provider: "anthropic", kind: "content-filter" }] },
+    });
+    emulator = started.emulator;
+    const response = await postJson(
+      emulator.gatewayUrl("open"),
+      universalBody(testConfig(), "open"),
+    );
+    expect(response.status).toBe(200);
+    expect(response.headers.get("cf-aig-step")).toBe("1");
+    await response.text();
+  });
+
   it("falls back on a connection reset and on a timeout to first byte", async () => {
     const started = await emulatorWith({
       faults: {
