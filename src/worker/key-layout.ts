@@ -73,5 +73,10 @@ export function makeVersion(nowMs: number, randomPart: string): string {
   return `${Math.floor(nowMs).toString().padStart(13, "0")}-${randomPart}`;
 }
 
+/** True once a key's own `expiresAt` has passed. */
+export function isExpired(metadata: StoredKeyMetadata, now: number): boolean {
+  return metadata.expiresAt !== null && metadata.expiresAt <= now;
+}
+
 /** The smallest TTL KV accepts, in seconds. */
 export const minimumKvTtlSeconds = 60;

@@ -5,8 +5,7 @@
  * is what `GET /keys` returns and what the cron checks. It never reads a key's value.
  */
 import type { KvNamespaceLike } from "./bindings.ts";
-import { type CurrentPointer, keyLayout, type StoredKeyMetadata } from "./key-layout.ts";
-import { isExpired } from "./key-store.ts";
+import { type CurrentPointer, isExpired, keyLayout, type StoredKeyMetadata } from "./key-layout.ts";
 import { listAll } from "./kv-list.ts";
 
 const dayMs = 86_400_000;

@@ -23,15 +23,16 @@
 import { StepwiseError } from "../errors/index.ts";
 import type { KvNamespaceLike } from "./bindings.ts";
 import { fingerprint, randomHex } from "./crypto.ts";
-import { WorkerError } from "./errors.ts";
 import {
   type CurrentPointer,
+  isExpired,
   keyLayout,
   makeVersion,
   minimumKvTtlSeconds,
   type StoredKeyMetadata,
   versionPattern,
 } from "./key-layout.ts";
+import { revokeKey, rollbackKey } from "./key-lifecycle.ts";
 import { getJson } from "./kv-list.ts";
 
 /** Options for {@link KeyStore}. Times are read from `now` at call time. */
@@ -106,7 +107,7 @@ export class KeyStore {
     await this.#kv.put(keyLayout.version(provider, version), input.key, { metadata });
     // 2. The pointer, whole. Readers switch here; `previous` covers locations that lag.
     const before = await this.pointer(provider);
-    await this.#writePointer(provider, {
+    await this.setPointer(provider, {
       version,
       previous: before?.version ?? null,
       switchedAt: now,
@@ -123,11 +124,11 @@ export class KeyStore {
     const pointer = await this.pointer(provider);
     if (pointer === undefined) return undefined;
     const now = this.now();
-    const current = await this.#readUsable(provider, pointer.version, now);
+    const current = await this.usableValue(provider, pointer.version, now);
     if (current !== undefined) return { key: current, version: pointer.version, source: "current" };
     const graceMs = (this.#options.graceSeconds ?? 60) * 1000;
     if (pointer.previous === null || now - pointer.switchedAt >= graceMs) return undefined;
-    const previous = await this.#readUsable(provider, pointer.previous, now);
+    const previous = await this.usableValue(provider, pointer.previous, now);
     return previous === undefined
       ? undefined
       : { key: previous, version: pointer.previous, source: "previous" };
@@ -140,10 +141,7 @@ export class KeyStore {
 
   /** One version's metadata, if it is still stored. */
   async metadata(provider: string, version: string): Promise<StoredKeyMetadata | undefined> {
-    const stored = await this.#kv.getWithMetadata<StoredKeyMetadata>(
-      keyLayout.version(provider, version),
-      "text",
-    );
+    const stored = await this.#read(provider, version);
     return stored.metadata ?? undefined;
   }
 
@@ -152,48 +150,8 @@ export class KeyStore {
    * version that was current becomes the previous one, so a second rollback undoes the first.
    * @throws {WorkerError} 409 when there is nothing to roll back to, 404 for an unknown version.
    */
-  async rollback(provider: string, toVersion?: string): Promise<StoredKeyMetadata> {
-    const pointer = await this.pointer(provider);
-    if (pointer === undefined) {
-      throw new WorkerError({
-        status: 409,
-        code: "no_current_key",
-        message: `No key was ever stored for ${provider}: rotate one in first.`,
-      });
-    }
-    const target = toVersion ?? pointer.previous;
-    if (target === null || target === pointer.version) {
-      throw new WorkerError({
-        status: 409,
-        code: "no_previous_version",
-        message: `${provider} has no previous version to roll back to; name one with { "version": "…" } (see GET /keys/${provider}).`,
-      });
-    }
-    const now = this.now();
-    const stored = await this.#kv.getWithMetadata<StoredKeyMetadata>(
-      keyLayout.version(provider, target),
-      "text",
-    );
-    if (!stored.value || stored.metadata === null || stored.metadata.revokedAt !== null) {
-      throw unknownVersion(provider, target);
-    }
-    if (isExpired(stored.metadata, now)) {
-      throw new WorkerError({
-        status: 409,
-        code: "key_expired",
-        message: `${provider} version ${target} expired at ${new Date(stored.metadata.expiresAt ?? 0).toISOString()}; rotate a new key in instead.`,
-      });
-    }
-    // The target must not expire while it is current: rewrite it without a TTL first.
-    const restored: StoredKeyMetadata = { ...stored.metadata, retiredAt: null };
-    await this.#kv.put(keyLayout.version(provider, target), stored.value, { metadata: restored });
-    await this.#writePointer(provider, {
-      version: target,
-      previous: pointer.version,
-      switchedAt: now,
-    });
-    await this.retire(provider, pointer.version);
-    return restored;
+  rollback(provider: string, toVersion?: string): Promise<StoredKeyMetadata> {
+    return rollbackKey(this, provider, toVersion);
   }
 
   /**
@@ -202,56 +160,26 @@ export class KeyStore {
    * none, it needs `force` and leaves the provider without a key.
    * @throws {WorkerError} 404 for an unknown version, 409 when current has no fallback.
    */
-  async revoke(
+  revoke(
     provider: string,
     version: string,
     options: { force?: boolean } = {},
   ): Promise<StoredKeyMetadata> {
-    const now = this.now();
-    const metadata = await this.metadata(provider, version);
-    if (metadata === undefined || metadata.revokedAt !== null) {
-      throw unknownVersion(provider, version);
-    }
-    const pointer = await this.pointer(provider);
-    if (pointer?.version === version) {
-      const fallback =
-        pointer.previous === null
-          ? undefined
-          : await this.#readUsable(provider, pointer.previous, now);
-      if (fallback !== undefined && pointer.previous !== null) {
-        const previous = await this.metadata(provider, pointer.previous);
-        if (previous !== undefined) {
-          await this.#kv.put(keyLayout.version(provider, pointer.previous), fallback, {
-            metadata: { ...previous, retiredAt: null },
-          });
-        }
-        await this.#writePointer(provider, {
-          version: pointer.previous,
-          previous: null,
-          switchedAt: now,
-        });
-      } else if (options.force === true) {
-        await this.#kv.delete(keyLayout.current(provider));
-      } else {
-        throw new WorkerError({
-          status: 409,
-          code: "no_fallback_key",
-          message: `${version} is the only usable ${provider} key; rotate a new key in first, or add ?force=true to leave ${provider} without a key.`,
-        });
-      }
-    } else if (pointer?.previous === version) {
-      await this.#writePointer(provider, { ...pointer, previous: null });
-    }
-    const revoked: StoredKeyMetadata = {
-      ...metadata,
-      revokedAt: now,
-      retiredAt: metadata.retiredAt ?? now,
-    };
-    await this.#kv.put(keyLayout.version(provider, version), "", {
-      metadata: revoked,
+    return revokeKey(this, provider, version, options);
+  }
+
+  /** Writes the `current:{provider}` pointer whole; `undefined` deletes it. */
+  async setPointer(provider: string, pointer: CurrentPointer | undefined): Promise<void> {
+    if (pointer === undefined) await this.#kv.delete(keyLayout.current(provider));
+    else await this.#kv.put(keyLayout.current(provider), JSON.stringify(pointer));
+  }
+
+  /** Erases a version's value and keeps its metadata, marked revoked, for the history window. */
+  async erase(provider: string, metadata: StoredKeyMetadata): Promise<void> {
+    await this.#kv.put(keyLayout.version(provider, metadata.version), "", {
+      metadata,
       expirationTtl: this.historySeconds,
     });
-    return revoked;
   }
 
   /**
@@ -259,11 +187,10 @@ export class KeyStore {
    * history window (at least KV's 60 s minimum). Idempotent; revoked versions are left alone.
    */
   async retire(provider: string, version: string): Promise<void> {
-    const stored = await this.#kv.getWithMetadata<StoredKeyMetadata>(
-      keyLayout.version(provider, version),
-      "text",
-    );
-    if (!stored.value || stored.metadata === null || stored.metadata.revokedAt !== null) return;
+    const stored = await this.#read(provider, version);
+    if (stored.value === null || stored.metadata === null || stored.metadata.revokedAt !== null) {
+      return;
+    }
     const retiredAt = stored.metadata.retiredAt ?? this.now();
     const remaining = Math.ceil((retiredAt + this.historySeconds * 1000 - this.now()) / 1000);
     await this.#kv.put(keyLayout.version(provider, version), stored.value, {
@@ -272,38 +199,45 @@ export class KeyStore {
     });
   }
 
+  /**
+   * Rewrites a version without a KV expiry and without `retiredAt`, because it is (or is about
+   * to be) current again. Returns its metadata; undefined when it is gone or revoked.
+   */
+  async restore(provider: string, version: string): Promise<StoredKeyMetadata | undefined> {
+    const stored = await this.#read(provider, version);
+    if (stored.value === null || stored.metadata === null || stored.metadata.revokedAt !== null) {
+      return undefined;
+    }
+    const metadata: StoredKeyMetadata = { ...stored.metadata, retiredAt: null };
+    await this.#kv.put(keyLayout.version(provider, version), stored.value, { metadata });
+    return metadata;
+  }
+
   /** Deletes a version's KV key outright (the sweep, once history has run out). */
   async remove(provider: string, version: string): Promise<void> {
     await this.#kv.delete(keyLayout.version(provider, version));
   }
 
-  async #writePointer(provider: string, pointer: CurrentPointer): Promise<void> {
-    await this.#kv.put(keyLayout.current(provider), JSON.stringify(pointer));
-  }
-
-  async #readUsable(provider: string, version: string, now: number): Promise<string | undefined> {
+  /** A version's value and metadata; `value` is null once revoked (erased) or gone. */
+  async #read(
+    provider: string,
+    version: string,
+  ): Promise<{ value: string | null; metadata: StoredKeyMetadata | null }> {
     const stored = await this.#kv.getWithMetadata<StoredKeyMetadata>(
       keyLayout.version(provider, version),
       "text",
     );
-    if (stored.value === null || stored.value === "") return undefined;
+    return { value: stored.value === "" ? null : stored.value, metadata: stored.metadata };
+  }
+
+  /** A version's key if it may be used at `now`: stored, not revoked, not expired. */
+  async usableValue(provider: string, version: string, now: number): Promise<string | undefined> {
+    const stored = await this.#read(provider, version);
+    if (stored.value === null) return undefined;
     const metadata = stored.metadata;
     if (metadata !== null && (metadata.revokedAt !== null || isExpired(metadata, now))) {
       return undefined;
     }
     return stored.value;
   }
-}
-
-/** True once a key's own `expiresAt` has passed. */
-export function isExpired(metadata: StoredKeyMetadata, now: number): boolean {
-  return metadata.expiresAt !== null && metadata.expiresAt <= now;
-}
-
-function unknownVersion(provider: string, version: string): WorkerError {
-  return new WorkerError({
-    status: 404,
-    code: "unknown_version",
-    message: `${provider} has no usable version ${version}; list versions with GET /keys/${provider}.`,
-  });
 }

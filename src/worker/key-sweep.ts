@@ -40,13 +40,7 @@ export async function sweepProvider(
     const { version } = metadata;
     if (version === pointer?.version && metadata.revokedAt === null) {
       if (entry.expiration !== undefined || metadata.retiredAt !== null) {
-        const value = await kv.get(keyLayout.version(provider, version), "text");
-        if (value) {
-          await kv.put(keyLayout.version(provider, version), value, {
-            metadata: { ...metadata, retiredAt: null },
-          });
-          result.kept.push(version);
-        }
+        if ((await store.restore(provider, version)) !== undefined) result.kept.push(version);
       }
       continue;
     }

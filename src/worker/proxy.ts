@@ -20,9 +20,9 @@ import { isKnownProvider } from "../providers/index.ts";
 import { notFound } from "./admin-api.ts";
 import { parseBody } from "./admin-schemas.ts";
 import { unauthorized, WorkerError } from "./errors.ts";
-import { type ProxyEvent, writeProxyEvent } from "./events.ts";
 import type { HandlerContext } from "./handler-context.ts";
 import type { StoredAppToken } from "./key-layout.ts";
+import { forward, modelOf, readStep } from "./proxy-forward.ts";
 import { addProviderAuth, appTokenFrom, stepHeaders, upstreamHeaders } from "./proxy-headers.ts";
 import { countRequest } from "./rate-limit.ts";
 import { readJsonBody } from "./request-body.ts";
@@ -204,69 +204,6 @@ async function resolveKey(
   return usable === undefined
     ? { key: undefined, source: "missing" }
     : { key: usable.key, source: usable.source };
-}
-
-type EventFields = Omit<ProxyEvent, "status" | "latencyMs" | "errorCode" | "cacheStatus">;
-
-async function forward(
-  target: string,
-  init: RequestInit,
-  context: HandlerContext,
-  describe: (response: Response | undefined) => EventFields,
-): Promise<Response> {
-  const started = context.now();
-  let upstream: Response;
-  try {
-    upstream = await context.fetch(target, { ...init, redirect: "manual" });
-  } catch {
-    writeProxyEvent(
-      context.events,
-      {
-        ...describe(undefined),
-        status: 0,
-        latencyMs: context.now() - started,
-        errorCode: "gateway_unreachable",
-        cacheStatus: null,
-      },
-      context.logger,
-    );
-    throw new WorkerError({
-      status: 502,
-      code: "gateway_unreachable",
-      message: "The gateway could not be reached; check GATEWAY_URL and try again.",
-    });
-  }
-  writeProxyEvent(
-    context.events,
-    {
-      ...describe(upstream),
-      status: upstream.status,
-      latencyMs: context.now() - started,
-      errorCode: upstream.ok ? null : `http_${upstream.status}`,
-      cacheStatus: upstream.headers.get("cf-aig-cache-status"),
-    },
-    context.logger,
-  );
-  // The body streams through untouched; status and every header (cf-aig-*) are kept.
-  return new Response(upstream.body, {
-    status: upstream.status,
-    statusText: upstream.statusText,
-    headers: upstream.headers,
-  });
-}
-
-function readStep(response: Response | undefined): number | null {
-  const value = response?.headers.get("cf-aig-step");
-  return value != null && /^\d+$/.test(value.trim()) ? Number(value.trim()) : null;
-}
-
-function modelOf(step: { endpoint: string; query?: unknown }): string {
-  const query = step.query;
-  if (typeof query === "object" && query !== null && "model" in query) {
-    const model = (query as { model: unknown }).model;
-    if (typeof model === "string") return model;
-  }
-  return step.endpoint;
 }
 
 function unknownProvider(): WorkerError {
