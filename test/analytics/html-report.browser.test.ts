@@ -51,7 +51,13 @@ function memorySource(list: readonly CallEvent[]): EventSource {
   };
 }
 
-const percentText = (rate: number) => `${(rate * 100).toFixed(2)}%`;
+/** Two decimals; only exact 0 and 1 read 0.00% and 100.00% (the report's display rule). */
+function percentText(rate: number): string {
+  const text = (rate * 100).toFixed(2);
+  if (text === "100.00" && rate < 1) return "99.99%";
+  if (text === "0.00" && rate > 0) return "0.01%";
+  return `${text}%`;
+}
 
 describe.skipIf(skip)("HTML report in headless Chromium", () => {
   let browser: Browser;

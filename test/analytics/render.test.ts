@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { generateEvents } from "../../scripts/generate-events.ts";
 import { exactSampleLimit, relativeAccuracy } from "../../src/analytics/latency-sketch.ts";
+import { percent } from "../../src/analytics/render/format.ts";
 import {
   csvColumns,
   renderCsv,
@@ -59,6 +60,8 @@ function tableSection(text: string, title: string): string[][] {
     .map((line) => line.trim().split(/\s{2,}/));
 }
 
+/** One display unit: two decimals, and rates near 0 or 1 are never shown as exactly 0 % or 100 %. */
+const percentTolerance = 0.0001;
 const parsePercent = (text: string) => Number(text.replace("%", "")) / 100;
 const parseNumber = (text: string) => Number(text.replaceAll(",", "").replace("$", ""));
 
@@ -79,16 +82,16 @@ function expectDisplayed(cells: string[], expected: ReferenceFigures, scopeCalls
   ] = cells;
   expect(parseNumber(calls ?? "")).toBe(expected.calls);
   expect(Math.abs(parsePercent(share ?? "") - expected.calls / scopeCalls)).toBeLessThanOrEqual(
-    0.00005,
+    percentTolerance,
   );
   expect(Math.abs(parsePercent(success ?? "") - (expected.successRate ?? 0))).toBeLessThanOrEqual(
-    0.00005,
+    percentTolerance,
   );
   expect(
     Math.abs(parsePercent(availability ?? "") - (expected.availability ?? 0)),
-  ).toBeLessThanOrEqual(0.00005);
+  ).toBeLessThanOrEqual(percentTolerance);
   expect(Math.abs(parsePercent(fallback ?? "") - (expected.fallbackRate ?? 0))).toBeLessThanOrEqual(
-    0.00005,
+    percentTolerance,
   );
   for (const [text, value] of [
     [p50, expected.p50LatencyMs],
@@ -106,11 +109,23 @@ function expectDisplayed(cells: string[], expected: ReferenceFigures, scopeCalls
   if (expected.cacheHitRate === null) expect(cache).toBe("—");
   else
     expect(Math.abs(parsePercent(cache ?? "") - expected.cacheHitRate)).toBeLessThanOrEqual(
-      0.00005,
+      percentTolerance,
     );
 }
 
 describe("renderers", () => {
+  it("shows 100 % and 0 % only when exact", () => {
+    expect([1, 0.99998, 0.9999, 0.98765, 0.00002, 0, null].map((rate) => percent(rate))).toEqual([
+      "100.00%",
+      "99.99%",
+      "99.99%",
+      "98.77%",
+      "0.01%",
+      "0.00%",
+      "—",
+    ]);
+  });
+
   it("prints a table whose every number is the plain recomputation, rounded for display", async () => {
     const text = renderTable(await report());
     const groups = referenceGroups(inside, dimensions);
@@ -165,10 +180,10 @@ describe("renderers", () => {
       expect(parseNumber(calls ?? "")).toBe(expected.calls);
       expect(
         Math.abs(parsePercent(availability ?? "") - (expected.availability ?? 0)),
-      ).toBeLessThanOrEqual(0.00005);
+      ).toBeLessThanOrEqual(percentTolerance);
       expect(
         Math.abs(parsePercent(step0 ?? "") - (expected.steps["0"] ?? 0) / expected.calls),
-      ).toBeLessThanOrEqual(0.00005);
+      ).toBeLessThanOrEqual(percentTolerance);
     }
     expect(text).toContain(
       `window ${new Date(since).toISOString()} → ${new Date(until).toISOString()} · ${inside.length.toLocaleString("en-US")} calls counted`,

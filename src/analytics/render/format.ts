@@ -5,9 +5,17 @@
  */
 import type { Dimension, GroupKey } from "../aggregate.ts";
 
-/** `0.98765` → `98.77%`; null → `—`. */
+/**
+ * `0.98765` → `98.77%`; null → `—`. Only exact 100 % and 0 % display as such: 0.99998 shows as
+ * `99.99%` and 0.00002 as `0.01%`, so one failed call in 50,000 never reads as 100 % available.
+ */
 export function percent(rate: number | null, digits = 2): string {
-  return rate === null ? "—" : `${(rate * 100).toFixed(digits)}%`;
+  if (rate === null) return "—";
+  const unit = 10 ** -digits;
+  let value = rate * 100;
+  if (rate < 1 && Number(value.toFixed(digits)) >= 100) value = 100 - unit;
+  if (rate > 0 && Number(value.toFixed(digits)) <= 0) value = unit;
+  return `${value.toFixed(digits)}%`;
 }
 
 /** `1234567` → `1,234,567`. */
