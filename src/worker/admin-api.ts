@@ -106,6 +106,15 @@ async function rotate(
     rotateBodySchema,
     await readJsonBody(request, { maxBytes: maxAdminBodyBytes }),
   );
+  // The label is stored, listed and logged in clear: it must not carry the key.
+  if (body.label?.includes(body.key)) {
+    throw new WorkerError({
+      status: 400,
+      code: "invalid_body",
+      message:
+        "Invalid request body: label contains the key; say what rotated it instead (e.g. ci:deploy-42).",
+    });
+  }
   const expiresAt = body.expiresAt == null ? null : Date.parse(body.expiresAt);
   if (expiresAt !== null && expiresAt <= context.now()) {
     throw new WorkerError({

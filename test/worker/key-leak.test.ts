@@ -77,6 +77,9 @@ describe("no key in any response, log line or event", () => {
       body: { key: secrets.openai, label: `${secrets.openai}\n` },
     });
     await harness.call("PUT", "/keys/openai", {
+      body: { key: secrets.openai, label: `ci ${secrets.openai}` },
+    });
+    await harness.call("PUT", "/keys/openai", {
       body: { key: secrets.openai, expiresAt: secrets.openai },
     });
     await harness.call("PUT", `/keys/${secrets.openai}`, { body: { key: secrets.openai } });
