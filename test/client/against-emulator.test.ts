@@ -1,0 +1,217 @@
+/**
+ * The client against the real emulator over loopback HTTP, with mock providers whose faults the
+ * tests switch on and off: the breaker opens during an outage, stops calls from waiting for the
+ * dead provider, probes after its cooldown and closes after recovery; streams cut short fail.
+ */
+import OpenAI from "openai";
+import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import {
+  createGatewayClient,
+  type GatewayClientOptions,
+  IncompleteStreamError,
+  memoryRecorder,
+} from "../../src/client/index.ts";
+import { parseConfig } from "../../src/config/index.ts";
+import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
+
+const accountId = "0123456789abcdef0123456789abcdef";
+/** Step 0's time to first byte: how long a call waits for a provider that does not answer. */
+const stepTimeoutMs = 250;
+const cooldownMs = 60_000;
+
+const config = parseConfig({
+  accountId,
+  gateways: [
+    {
+      id: "chat-test",
+      authentication: true,
+      routes: {
+        default: [
+          { provider: "anthropic", model: "claude-sonnet-4-5", timeoutMs: stepTimeoutMs },
+          { provider: "openai", model: "gpt-4o-mini", timeoutMs: 5_000 },
+          { provider: "workers-ai", model: "@cf/meta/llama-3.1-8b-instruct", timeoutMs: 5_000 },
+        ],
+      },
+    },
+  ],
+  keys: { providers: ["anthropic", "openai", "workers-ai"] },
+  models: { "openai/gpt-4o-mini": { input: 0.15, output: 0.6 } },
+});
+const routes = config.gateways[0]!.routes;
+const messages = [{ role: "user", content: "What is the capital of Italy?" }] as const;
+
+let emulator: Emulator;
+beforeAll(async () => {
+  emulator = await startEmulator({ config, gatewayToken: "emulator-token" });
+});
+afterAll(async () => {
+  await emulator.close();
+});
+beforeEach(() => {
+  emulator.mocks!.setFaults({ rules: [] });
+  emulator.mocks!.clearAttempts();
+});
+
+/** Real time plus a jump the test controls, so latency is real and cooldowns are skipped. */
+function jumpingClock() {
+  let jump = 0;
+  return { now: () => Date.now() + jump, skip: (ms: number) => (jump += ms) };
+}
+
+function clientFor(overrides: Partial<GatewayClientOptions> = {}) {
+  const clock = jumpingClock();
+  const recorder = memoryRecorder();
+  const client = createGatewayClient({
+    accountId,
+    gatewayId: "chat-test",
+    baseUrl: emulator.url,
+    gatewayToken: emulator.gatewayToken,
+    routes,
+    prices: config.models,
+    keyLookup: (provider) => `test-key-${provider}`,
+    now: clock.now,
+    recorder,
+    breaker: { failureThreshold: 2, cooldownMs },
+    ...overrides,
+  });
+  return { client, clock, recorder };
+}
+
+function anthropicAttempts(): number {
+  return emulator.mocks!.attempts.filter((attempt) => attempt.provider === "anthropic").length;
+}
+
+describe("the breaker against the emulator", () => {
+  it("opens during an outage, stops waiting for the dead provider, probes, and closes after recovery", async () => {
+    const { client, clock, recorder } = clientFor();
+
+    const healthy = await client.chat({ route: "default", messages });
+    expect(healthy.served).toMatchObject({ index: 0, provider: "anthropic" });
+
+    // Outage: Anthropic accepts requests and never answers; the gateway gives up after the
+    // step's timeout and falls back to OpenAI.
+    emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "no-response" }] });
+    const duringOutage = [];
+    for (let call = 0; call < 2; call++) {
+      duringOutage.push(await client.chat({ route: "default", messages }));
+    }
+    expect(duringOutage.map((answer) => answer.served.index)).toStrictEqual([1, 1]);
+    for (const answer of duringOutage) {
+      expect(answer.served.latencyMs).toBeGreaterThanOrEqual(stepTimeoutMs);
+    }
+    expect(client.health().anthropic).toMatchObject({ state: "open", consecutiveFailures: 2 });
+
+    // Open: Anthropic goes last, so calls are served by OpenAI without waiting for it.
+    const attemptsBefore = anthropicAttempts();
+    const whileOpen = await client.chat({ route: "default", messages });
+    expect(whileOpen.served).toMatchObject({ index: 1, provider: "openai" });
+    expect(whileOpen.served.latencyMs).toBeLessThan(stepTimeoutMs);
+    expect(anthropicAttempts()).toBe(attemptsBefore);
+
+    // Cooldown over, still down: the probe call tries Anthropic first, fails, and reopens.
+    clock.skip(cooldownMs);
+    expect(client.health().anthropic?.state).toBe("half-open");
+    const failedProbe = await client.chat({ route: "default", messages });
+    expect(failedProbe.served.index).toBe(1);
+    expect(anthropicAttempts()).toBe(attemptsBefore + 1);
+    expect(client.health().anthropic?.state).toBe("open");
+
+    // Recovery: the next probe succeeds and closes the circuit.
+    emulator.mocks!.setFaults({ rules: [] });
+    clock.skip(cooldownMs);
+    const probe = await client.chat({ route: "default", messages });
+    expect(probe.served).toMatchObject({ index: 0, provider: "anthropic" });
+    expect(client.health().anthropic?.state).toBe("closed");
+
+    expect(recorder.transitions.map(({ to, reason }) => `${to} (${reason})`)).toStrictEqual([
+      "open (consecutive_failures)",
+      "half-open (cooldown_elapsed)",
+      "open (probe_failed)",
+      "half-open (cooldown_elapsed)",
+      "closed (probe_succeeded)",
+    ]);
+    expect(recorder.events.map((event) => event.step)).toStrictEqual([0, 1, 1, 1, 1, 0]);
+    expect(recorder.events.every((event) => event.ok)).toBe(true);
+  });
+
+  it("drops an open provider when asked, so it is not even the last resort", async () => {
+    const { client } = clientFor({
+      breaker: { failureThreshold: 1, cooldownMs, whenOpen: "drop" },
+    });
+    emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "unavailable" }] });
+    await client.chat({ route: "default", messages });
+    emulator.mocks!.setFaults({
+      rules: [
+        { provider: "anthropic", kind: "unavailable" },
+        { provider: "openai", kind: "unavailable" },
+        { provider: "workers-ai", kind: "unavailable" },
+      ],
+    });
+    emulator.mocks!.clearAttempts();
+    await client.chat({ route: "default", messages, maxAttempts: 1 }).catch(() => undefined);
+    expect(anthropicAttempts()).toBe(0);
+  });
+});
+
+describe("streams against the emulator", () => {
+  it("streams an answer and names the step that served it", async () => {
+    emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "unavailable" }] });
+    const { client, recorder } = clientFor({ breaker: false });
+    const stream = client.stream({ route: "default", messages });
+    let text = "";
+    for await (const delta of stream) if (delta.type === "text") text += delta.text;
+    const result = await stream.result;
+    expect(result.text).toBe(text);
+    expect(text.length).toBeGreaterThan(0);
+    expect(result.served).toMatchObject({ index: 1, provider: "openai" });
+    expect(result.usage.tokensOut).toBeGreaterThan(0);
+    expect(recorder.events[0]).toMatchObject({ ok: true, streamed: true, step: 1 });
+  });
+
+  it("fails a stream the provider cuts short, never returning a partial success", async () => {
+    emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "stream-cut" }] });
+    const { client, recorder } = clientFor({ breaker: false });
+    const error = await client
+      .stream({ route: "default", messages })
+      .collect()
+      .catch((caught: unknown) => caught);
+    expect(IncompleteStreamError.isInstance(error)).toBe(true);
+    expect(recorder.events[0]).toMatchObject({ ok: false, errorCode: "incomplete_stream" });
+  });
+
+  it("fails a stream that ends cleanly without its end marker", async () => {
+    emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "missing-done" }] });
+    const { client } = clientFor({ breaker: false });
+    const error = await client
+      .stream({ route: "default", messages })
+      .collect()
+      .catch((caught: unknown) => caught);
+    expect(IncompleteStreamError.isInstance(error)).toBe(true);
+  });
+});
+
+describe("client.fetch against the emulator", () => {
+  it("records the dynamic route's serving step for the OpenAI SDK", async () => {
+    emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "unavailable" }] });
+    const { client, recorder } = clientFor({ breaker: false });
+    const openai = new OpenAI({
+      apiKey: "test-key-openai",
+      baseURL: client.url("compat"),
+      fetch: client.fetch,
+      maxRetries: 0,
+    });
+    const completion = await openai.chat.completions.create({
+      model: "dynamic/default",
+      messages: [...messages],
+    });
+    expect(completion.choices[0]?.message.content).toBeTruthy();
+    await expect.poll(() => recorder.events.length).toBe(1);
+    expect(recorder.events[0]).toMatchObject({
+      mode: "fetch",
+      route: "default",
+      step: 1,
+      provider: "openai",
+      ok: true,
+    });
+  });
+});
