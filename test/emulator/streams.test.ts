@@ -73,11 +73,12 @@ describe("streams through the universal endpoint", () => {
 
   it("does not time out a stream that stalls after its first bytes", async () => {
     const started = await emulatorWith({
-      faults: { rules: [{ provider: "anthropic", kind: "stream-stall", delayMs: 150 }] },
+      faults: { rules: [{ provider: "anthropic", kind: "stream-stall", delayMs: 600 }] },
     });
     emulator = started.emulator;
     const steps = streamed();
-    steps[0]!.config = { requestTimeout: 50 };
+    // The stall (600 ms) is longer than the timeout (400 ms), which only covers the first byte.
+    steps[0]!.config = { requestTimeout: 400 };
     const response = await postJson(emulator.gatewayUrl("open"), steps);
     expect(response.headers.get("cf-aig-step")).toBe("0");
     const body = await readBody(response);
