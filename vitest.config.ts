@@ -15,13 +15,9 @@ export default defineConfig({
       },
       {
         plugins: [
-          cloudflareTest({
-            wrangler: { configPath: "./wrangler.jsonc" },
-            // Tests build their own env per test; these only satisfy the declared secrets.
-            miniflare: {
-              bindings: { ROTATE_TOKEN: "unused-in-tests", GATEWAY_TOKEN: "unused-in-tests" },
-            },
-          }),
+          // Workers tests run in workerd with wrangler.jsonc's bindings (a real local KV `KEYS`);
+          // each test builds its own env (secrets, config, a recording EVENTS) around that KV.
+          cloudflareTest({ wrangler: { configPath: "./wrangler.jsonc" } }),
         ],
         test: {
           name: "workers",
