@@ -65,6 +65,38 @@ describe("universal endpoint", () => {
     expect(logs[0]!.id).toBe(response.headers.get("cf-aig-request-id"));
   });
 
+  it("falls back at once, without retries, when the primary refuses its key", async () => {
+    const started = await emulatorWith({ mockKeys: { anthropic: ["the-right-key"] } });
+    emulator = started.emulator;
+    const steps = universalBody(testConfig(), "open");
+    steps[0]!.config = { maxAttempts: 3, retryDelay: 100, backoff: "constant" };
+    const response = await postJson(emulator.gatewayUrl("open"), steps);
+    expect(response.status).toBe(200);
+    expect(response.headers.get("cf-aig-step")).toBe("1");
+    await response.text();
+    expect(
+      emulator.mocks!.attempts.map((attempt) => [attempt.provider, attempt.status, attempt.auth]),
+    ).toEqual([
+      ["anthropic", 401, "wrong"],
+      ["openai", 200, "valid"],
+    ]);
+  });
+
+  it("ends the chain on a request error that every provider would refuse", async () => {
+    const started = await emulatorWith({
+      faults: { rules: [{ provider: "anthropic", kind: "context-length" }] },
+    });
+    emulator = started.emulator;
+    const response = await postJson(
+      emulator.gatewayUrl("open"),
+      universalBody(testConfig(), "open"),
+    );
+    expect(response.status).toBe(400);
+    expect(response.headers.get("cf-aig-step")).toBe("0");
+    await response.text();
+    expect(emulator.mocks!.attempts.map((attempt) => attempt.provider)).toEqual(["anthropic"]);
+  });
+
   it("retries a step with the configured backoff before falling back", async () => {
     const started = await emulatorWith({
       faults: { rules: [{ provider: "anthropic", kind: "overloaded" }] },

@@ -6,8 +6,11 @@
  *
  * What counts as a failure that is retried and then falls back (Cloudflare does not say; this is
  * the emulator's choice, documented in the README): a network error or reset, a timeout to first
- * byte, HTTP 429 and HTTP 5xx. With `failOn: "any-error"` every non-2xx status does. 429
- * `Retry-After` is not honoured: the configured backoff applies.
+ * byte, HTTP 429 and HTTP 5xx. HTTP 401 and 403 also fall back, without retries: a wrong, revoked
+ * or expired key is the one provider's problem and another provider can still answer, while
+ * retrying the same key cannot help. Other 4xx (a malformed or too-long request) end the chain,
+ * since every provider would refuse them. With `failOn: "any-error"` every non-2xx falls back.
+ * 429 `Retry-After` is not honoured: the configured backoff applies.
  */
 
 import { type GatewayErrorResponse, gatewayError, gatewayErrorCodes } from "../errors.ts";
@@ -64,8 +67,13 @@ export type StepOutcome =
 
 /** Whether an HTTP status from upstream is a failure that is retried and falls back. */
 export function isFailureStatus(status: number, failOn: "retryable" | "any-error"): boolean {
-  if (status === 429 || status >= 500) return true;
+  if (status === 429 || status >= 500 || isCredentialStatus(status)) return true;
   return failOn === "any-error" && status >= 400;
+}
+
+/** 401 and 403: the key was refused; fall back at once, since retrying the same key cannot help. */
+function isCredentialStatus(status: number): boolean {
+  return status === 401 || status === 403;
 }
 
 /** Runs a step: spend limits, cache, then up to `retry.maxAttempts` attempts. */
@@ -107,6 +115,7 @@ export async function runStep(call: GatewayCall, target: StepTarget): Promise<St
     else if (result.kind === "timeout") failure = result;
     else if (isFailureStatus(result.status, services.failOn)) {
       failure = { kind: "response", response: result, error: `http_${result.status}` };
+      if (isCredentialStatus(result.status)) return { kind: "failed", failure, attempts: attempt };
     } else if (result.body.kind === "buffered" && result.status < 300 && target.checkBuffered) {
       const checked = target.checkBuffered({ ...result, body: result.body });
       if (checked.ok) return { kind: "answered", response: checked.response, attempts: attempt };
