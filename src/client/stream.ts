@@ -206,7 +206,7 @@ async function streamAttempt(
     tracker.noteAnswer(sent);
     if (sent.response.ok) {
       if (plan.kind === "universal" && sent.served === null) {
-        await sent.response.body?.cancel();
+        scope.abandon();
         return {
           kind: "failure",
           error: unknownStepError(sent),

@@ -204,3 +204,17 @@ describe("client.stream", () => {
     expect(() => stream[Symbol.asyncIterator]()).toThrow(/only once/);
   });
 });
+
+describe("client.stream, answers it cannot place", () => {
+  it("fails when the headers name a step that was not sent", async () => {
+    server.urls[gatewayUrl]!.response = {
+      type: "sse",
+      events: anthropicEvents,
+      headers: { "cf-aig-step": "9" },
+    };
+    const { client } = testClient();
+    const error = await rejectionOf(client.stream({ route: "default", messages }).collect());
+    expect(InvalidResponseError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toContain("cf-aig-step: 9");
+  });
+});

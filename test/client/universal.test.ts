@@ -242,4 +242,57 @@ describe("universal requests", () => {
     const answer = await client.chat({ route: "default", messages });
     expect(answer.served.latencyMs).toBe(420);
   });
+
+  it("sends Google AI Studio and Mistral steps in their own shapes, with per-step cache settings", async () => {
+    server.urls[gatewayUrl]!.response = {
+      type: "json",
+      body: fixtureJson("providers/google-ai-studio/response.json"),
+      headers: servedHeaders(0, "google-ai-studio", "gemini-2.5-flash"),
+    };
+    const { client } = testClient({
+      routes: {
+        "long-context": [
+          { provider: "google-ai-studio", model: "gemini-2.5-flash", timeoutMs: 20000 },
+          { provider: "mistral", model: "mistral-large-latest", cacheTtl: 0 },
+        ],
+      },
+      keyLookup: (provider) => `key-for-${provider}`,
+    });
+    const answer = await client.chat({ route: "long-context", messages, maxTokens: 100 });
+    expect(server.calls[0]!.body).toStrictEqual([
+      {
+        provider: "google-ai-studio",
+        endpoint: "v1beta/models/gemini-2.5-flash:generateContent",
+        headers: {
+          "content-type": "application/json",
+          "x-goog-api-key": "key-for-google-ai-studio",
+        },
+        query: {
+          contents: [{ role: "user", parts: [{ text: user.content }] }],
+          systemInstruction: { parts: [{ text: system }] },
+          generationConfig: { maxOutputTokens: 100 },
+        },
+        config: { requestTimeout: 20000 },
+      },
+      {
+        provider: "mistral",
+        endpoint: "v1/chat/completions",
+        headers: {
+          "content-type": "application/json",
+          authorization: "Bearer key-for-mistral",
+          "cf-aig-cache-ttl": "0",
+        },
+        query: {
+          model: "mistral-large-latest",
+          messages: [{ role: "system", content: system }, user],
+          max_tokens: 100,
+        },
+      },
+    ]);
+    expect(answer).toMatchObject({
+      text: fixtureAnswer,
+      usage: { tokensIn: 17 },
+      served: { index: 0, provider: "google-ai-studio", responseModel: "gemini-2.5-flash" },
+    });
+  });
 });

@@ -100,7 +100,13 @@ export interface StepFailure extends StepReference {
   readonly error: GatewayError | null;
 }
 
-/** No step of the route answered. Code `all_steps_failed`. */
+/**
+ * No step of the route answered. Code `all_steps_failed`; retryable when any step's error is.
+ * @example
+ * if (AllStepsFailedError.isInstance(error)) {
+ *   for (const step of error.steps) console.log(step.index, step.provider, step.status);
+ * }
+ */
 export class AllStepsFailedError extends GatewayError {
   readonly [allStepsFailedMarker] = true;
   /** One entry per step tried, in the order tried. */
