@@ -3,12 +3,14 @@
  * Every `stepwise` command, one factory per file. Add a command by adding its line here.
  */
 import type { Command } from "commander";
+import { demoCommand } from "./demo.ts";
 import { devCommand } from "./dev.ts";
 import { reportCommand } from "./report.ts";
 import { rotateCommand } from "./rotate.ts";
 import { validateCommand } from "./validate.ts";
 
 export const commands: ReadonlyArray<() => Command> = [
+  demoCommand,
   validateCommand,
   devCommand,
   reportCommand,

@@ -1,0 +1,144 @@
+/**
+ * @module
+ * The whole system on one machine: the emulated gateway (with mock providers that check keys),
+ * the companion Worker in workerd with a real local KV seeded with demo keys, and an app token.
+ * Applications talk to the Worker; the Worker injects keys and forwards to the emulator.
+ */
+import { randomBytes } from "node:crypto";
+import { rotateKey } from "../cli/commands/rotate.ts";
+import type { StepwiseConfig } from "../config/index.ts";
+import { type Emulator, startEmulator } from "../emulator/index.ts";
+import {
+  buildWorkerBundle,
+  type RunningWorker,
+  startWorker,
+  type WorkerBundle,
+} from "./local-worker.ts";
+
+export interface LocalSystem {
+  readonly emulator: Emulator;
+  readonly worker: RunningWorker;
+  /** The app token applications send to the Worker (never a provider key). */
+  readonly appToken: string;
+  /** The Worker's admin token, for rotations. */
+  readonly adminToken: string;
+  /** The key each provider currently accepts (demo values, never printed). */
+  currentKey(provider: string): string;
+  /** A provider issues a new key and the operator rotates it in through the Worker's admin API. */
+  rotate(provider: string, label: string): Promise<{ version: string; fingerprint: string }>;
+  /** The provider revokes the key the Worker is injecting. */
+  revoke(provider: string): void;
+  close(): Promise<void>;
+}
+
+export interface StartLocalSystemOptions {
+  readonly config: StepwiseConfig;
+  /** Told about each start-up step, for progress output. */
+  readonly onStep?: (message: string) => void;
+}
+
+/** Starts emulator, mock providers and Worker, and seeds the Worker's KV through its admin API. */
+export async function startLocalSystem(options: StartLocalSystemOptions): Promise<LocalSystem> {
+  const { config } = options;
+  const say = options.onStep ?? (() => undefined);
+  const providers = config.keys.providers;
+  const generation = new Map<string, number>(providers.map((provider) => [provider, 1]));
+  const keyFor = (provider: string, version: number) =>
+    `demo-${provider}-${version}-${randomBytes(6).toString("hex")}`;
+  const keys = new Map(providers.map((provider) => [provider, keyFor(provider, 1)]));
+
+  say("starting the emulated AI Gateway and mock providers");
+  const emulator = await startEmulator({
+    config,
+    mockKeys: Object.fromEntries([...keys].map(([provider, key]) => [provider, [key]])),
+    onError: () => undefined,
+  });
+  let bundle: WorkerBundle | undefined;
+  let worker: RunningWorker | undefined;
+  try {
+    say("bundling the companion Worker (wrangler deploy --dry-run)");
+    bundle = await buildWorkerBundle();
+    say("starting the Worker in workerd with a local KV namespace");
+    const adminToken = randomBytes(24).toString("base64url");
+    const {
+      gatewayToken: _gatewayToken,
+      rotateToken: _rotateToken,
+      byokKeys: _byokKeys,
+      ...publicConfig
+    } = config;
+    worker = await startWorker(bundle.scriptPath, {
+      ROTATE_TOKEN: adminToken,
+      GATEWAY_TOKEN: emulator.gatewayToken,
+      GATEWAY_URL: emulator.url,
+      STEPWISE_CONFIG: JSON.stringify(publicConfig),
+    });
+    const running = worker;
+    say(`seeding ${providers.length} provider keys through the Worker's admin API`);
+    for (const provider of providers) {
+      await rotateKey({
+        workerUrl: running.url,
+        provider,
+        key: keys.get(provider)!,
+        token: adminToken,
+        label: "demo seed",
+        fetch,
+      });
+    }
+    const appToken = await createAppToken(running.url, adminToken);
+    const builtBundle = bundle;
+    return {
+      emulator,
+      worker: running,
+      appToken,
+      adminToken,
+      currentKey: (provider) => keys.get(provider) ?? "",
+      async rotate(provider, label) {
+        const next = (generation.get(provider) ?? 1) + 1;
+        generation.set(provider, next);
+        const key = keyFor(provider, next);
+        emulator.mocks?.setKeys(provider, [key]);
+        keys.set(provider, key);
+        return rotateKey({
+          workerUrl: running.url,
+          provider,
+          key,
+          token: adminToken,
+          label,
+          fetch,
+        });
+      },
+      revoke(provider) {
+        const key = keys.get(provider);
+        if (key !== undefined) emulator.mocks?.revokeKey(provider, key);
+      },
+      async close() {
+        await running.close();
+        await emulator.close();
+        await builtBundle.remove();
+      },
+    };
+  } catch (error) {
+    await worker?.close();
+    await emulator.close();
+    await bundle?.remove();
+    throw error;
+  }
+}
+
+async function createAppToken(workerUrl: string, adminToken: string): Promise<string> {
+  const response = await fetch(`${workerUrl}/app-tokens`, {
+    method: "POST",
+    headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
+    body: JSON.stringify({
+      name: "stepwise-demo",
+      rateLimit: { limit: 100_000, windowSeconds: 60 },
+    }),
+  });
+  const body = (await response.json()) as { token?: string; error?: { message: string } };
+  if (response.status !== 201 || typeof body.token !== "string") {
+    throw new Error(
+      `the Worker did not create an app token (${response.status}): ${body.error?.message ?? "no reason given"}`,
+    );
+  }
+  return body.token;
+}

@@ -1,0 +1,69 @@
+/**
+ * @module
+ * The demo's live progress: a bar per run with the current phase and step shares on a terminal,
+ * and one plain line per phase elsewhere (CI logs, pipes).
+ */
+import { SingleBar } from "cli-progress";
+import pc from "picocolors";
+import type { TrafficTally } from "./traffic.ts";
+
+export interface DemoProgress {
+  phase(name: string, description: string): void;
+  update(tally: TrafficTally): void;
+  note(line: string): void;
+  stop(tally: TrafficTally): void;
+}
+
+/** Step shares as `step 0 82% · step 1 15% · failed 0`. */
+export function describeTally(tally: TrafficTally): string {
+  const total = Math.max(tally.calls, 1);
+  const steps = Array.from({ length: Math.max(tally.steps.length, 1) }, (_, index) => {
+    const share = ((tally.steps[index] ?? 0) / total) * 100;
+    return `step ${index} ${share.toFixed(0).padStart(3)}%`;
+  });
+  return [...steps, `failed ${tally.failed}`, `cache hits ${tally.cacheHits}`].join(" · ");
+}
+
+/** A progress display for `total` calls, written to `stream`. */
+export function createProgress(
+  total: number,
+  stream: NodeJS.WriteStream = process.stderr,
+): DemoProgress {
+  if (!stream.isTTY) {
+    let current = "";
+    return {
+      phase: (name, description) => {
+        current = name;
+        stream.write(`${pc.bold(`▶ ${name}`)}: ${description}\n`);
+      },
+      update: () => undefined,
+      note: (line) => stream.write(`  ${line}\n`),
+      stop: (tally) =>
+        stream.write(
+          `  ${current} done · ${tally.calls}/${total} calls · ${describeTally(tally)}\n`,
+        ),
+    };
+  }
+  const bar = new SingleBar({
+    stream,
+    format: `${pc.cyan("{bar}")} {value}/{total} · ${pc.bold("{phase}")} · {shares}`,
+    barsize: 24,
+    hideCursor: true,
+    clearOnComplete: false,
+  });
+  bar.start(total, 0, { phase: "starting", shares: "" });
+  let phase = "starting";
+  return {
+    phase: (name, description) => {
+      phase = name;
+      bar.update({ phase });
+      stream.write(`\n${pc.bold(`▶ ${name}`)}: ${description}\n`);
+    },
+    update: (tally) => bar.update(tally.calls, { phase, shares: describeTally(tally) }),
+    note: (line) => stream.write(`\n  ${line}\n`),
+    stop: (tally) => {
+      bar.update(tally.calls, { phase: "done", shares: describeTally(tally) });
+      bar.stop();
+    },
+  };
+}

@@ -1,0 +1,167 @@
+/**
+ * @module
+ * `runDemo`: the main job. Starts the local system (emulator, mock providers, companion Worker),
+ * sends a scenario's traffic through the thin client via the Worker, then builds the step-rate
+ * report from the events the client recorded and checks that every call was recorded once.
+ */
+import { mkdir, writeFile } from "node:fs/promises";
+import path from "node:path";
+import pc from "picocolors";
+import {
+  buildReport,
+  eventsFileSource,
+  type Report,
+  renderHtml,
+  renderTable,
+} from "../analytics/index.ts";
+import { type CallEvent, createGatewayClient, type Recorder } from "../client/index.ts";
+import { jsonLinesRecorder } from "../client/node/index.ts";
+import type { RouteConfig, StepwiseConfig } from "../config/index.ts";
+import { StepwiseError } from "../errors/index.ts";
+import { startLocalSystem } from "./local-system.ts";
+import { createProgress } from "./progress.ts";
+import { type DemoScenario, phaseSizes } from "./scenario.ts";
+import { runTraffic } from "./traffic.ts";
+
+export interface DemoOptions {
+  readonly config: StepwiseConfig;
+  readonly scenario: DemoScenario;
+  readonly requests: number;
+  readonly concurrency: number;
+  readonly ratePerSecond: number;
+  /** Where the events file and the HTML report go. */
+  readonly outDir: string;
+  /** Step timeouts are capped at this many ms so a hanging provider costs seconds, not minutes. */
+  readonly timeoutCapMs: number;
+  /** How long an open circuit waits before a probe; default 1 500 ms. */
+  readonly breakerCooldownMs?: number;
+  readonly log?: (line: string) => void;
+  readonly progressStream?: NodeJS.WriteStream;
+}
+
+export interface DemoResult {
+  readonly report: Report;
+  readonly eventsFile: string;
+  readonly htmlFile: string;
+  readonly calls: number;
+  readonly events: number;
+  readonly breakerTransitions: number;
+}
+
+/** Runs the demo end to end and shuts down everything it started, even on failure. */
+export async function runDemo(options: DemoOptions): Promise<DemoResult> {
+  const log = options.log ?? ((line: string) => console.log(line));
+  const gateway = options.scenario.gateway
+    ? options.config.gateways.find((candidate) => candidate.id === options.scenario.gateway)
+    : options.config.gateways[0];
+  const route = gateway?.routes[options.scenario.route];
+  if (!gateway || !route) {
+    throw new StepwiseError({
+      code: "demo_route_missing",
+      message: `the scenario's route "${options.scenario.route}" is not in gateway "${options.scenario.gateway ?? options.config.gateways[0]?.id}": pick a route of the config with the scenario's route field`,
+    });
+  }
+  const eventsFile = path.resolve(options.outDir, "events.jsonl");
+  const htmlFile = path.resolve(options.outDir, "report.html");
+  await mkdir(options.outDir, { recursive: true });
+  await writeFile(eventsFile, "");
+
+  const system = await startLocalSystem({
+    config: options.config,
+    onStep: (message) => log(pc.dim(`· ${message}`)),
+  });
+  try {
+    log(`${pc.green("✔")} gateway ${gateway.id} at ${system.emulator.gatewayUrl(gateway.id)}`);
+    log(
+      `${pc.green("✔")} companion Worker at ${system.worker.url}; the app holds only an app token`,
+    );
+    log(
+      `route ${pc.cyan(options.scenario.route)}: ${route.steps.map((step) => `${step.provider}/${step.model}`).join(" → ")}`,
+    );
+    log(
+      pc.dim(
+        `step timeouts capped at ${options.timeoutCapMs} ms for the demo; Pulumi.dev.yaml is unchanged`,
+      ),
+    );
+
+    const file = jsonLinesRecorder({ path: eventsFile });
+    let events = 0;
+    let breakerTransitions = 0;
+    const progress = createProgress(options.requests, options.progressStream);
+    const recorder: Recorder = {
+      record: (event: CallEvent) => {
+        events += 1;
+        return file.record(event);
+      },
+      breaker: (transition) => {
+        breakerTransitions += 1;
+        progress.note(
+          pc.yellow(
+            `circuit ${transition.provider}: ${transition.from} → ${transition.to} (${transition.reason})`,
+          ),
+        );
+      },
+    };
+    const client = createGatewayClient({
+      accountId: options.config.accountId,
+      gatewayId: gateway.id,
+      baseUrl: system.worker.url,
+      gatewayToken: system.appToken,
+      routes: { [options.scenario.route]: capTimeouts(route, options.timeoutCapMs) },
+      prices: options.config.models,
+      recorder,
+      deadlineMs: 15_000,
+      breaker: {
+        failureThreshold: 3,
+        cooldownMs: options.breakerCooldownMs ?? 1_500,
+        windowMs: 10_000,
+        minimumCalls: 10,
+      },
+    });
+    const tally = await runTraffic({
+      client,
+      route: options.scenario.route,
+      phases: options.scenario.phases,
+      sizes: phaseSizes(options.scenario.phases, options.requests),
+      concurrency: options.concurrency,
+      ratePerSecond: options.ratePerSecond,
+      hooks: {
+        setFaults: (rules) => system.emulator.mocks?.setFaults({ rules }),
+        runAction: async (action) => {
+          if (action.kind === "revoke-key") {
+            system.revoke(action.provider);
+            return pc.red(`${action.provider} revoked the key the Worker injects`);
+          }
+          const rotated = await system.rotate(action.provider, "demo operator rotation");
+          return pc.green(
+            `operator rotated ${action.provider} to version ${rotated.version} (${rotated.fingerprint}) through the Worker`,
+          );
+        },
+        onPhaseStart: (phase) => progress.phase(phase.name, phase.description),
+        onCall: (current) => progress.update(current),
+        onNote: (line) => progress.note(line),
+      },
+    });
+    progress.stop(tally);
+    await file.flush();
+
+    const report = await buildReport(eventsFileSource(eventsFile));
+    await writeFile(htmlFile, renderHtml(report));
+    log("");
+    log(renderTable(report));
+    return { report, eventsFile, htmlFile, calls: tally.calls, events, breakerTransitions };
+  } finally {
+    await system.close();
+  }
+}
+
+/** A copy of the route whose step timeouts are at most `capMs`. */
+export function capTimeouts(route: RouteConfig, capMs: number): RouteConfig {
+  return {
+    ...route,
+    steps: route.steps.map((step) => ({
+      ...step,
+      timeoutMs: Math.min(step.timeoutMs ?? capMs, capMs),
+    })),
+  };
+}

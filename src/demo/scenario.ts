@@ -1,0 +1,110 @@
+/**
+ * @module
+ * A demo scenario: phases of traffic, each a share of the requests, with the faults the mock
+ * providers inject during it and operator actions (a provider revoking a key, an operator rotating
+ * a new one in through the companion Worker) at a point within it. The default scenario tells the
+ * story a newcomer needs: healthy, primary outage, 429 storm, revoked key fixed by rotation,
+ * recovery. A scenario file (YAML or JSON) replaces it.
+ */
+import { readFile } from "node:fs/promises";
+import { parse } from "yaml";
+import { z } from "zod";
+import { faultRuleSchema } from "../emulator/mocks/index.ts";
+import { StepwiseError } from "../errors/index.ts";
+
+const actionSchema = z.strictObject({
+  /** Where in the phase the action happens, 0 (its start) to 1 (its end). */
+  at: z.number().min(0).max(1).default(0),
+  kind: z.enum(["revoke-key", "rotate-key"], {
+    error:
+      'action kind must be "revoke-key" (the provider revokes the current key) or "rotate-key" (a new key is rotated in through the Worker)',
+  }),
+  provider: z.string().min(1),
+});
+
+const phaseSchema = z.strictObject({
+  name: z.string().min(1),
+  /** What the phase shows, printed when it starts. */
+  description: z.string().default(""),
+  /** Share of the run's requests, relative to the other phases. */
+  share: z.number().positive({ error: "share must be more than 0" }),
+  faults: z.array(faultRuleSchema).default([]),
+  actions: z.array(actionSchema).default([]),
+});
+
+export const scenarioSchema = z.strictObject({
+  gateway: z.string().min(1).optional(),
+  route: z.string().min(1).default("default"),
+  phases: z.array(phaseSchema).min(1, { error: "a scenario needs at least one phase" }),
+});
+
+export type DemoScenario = z.infer<typeof scenarioSchema>;
+export type DemoPhase = DemoScenario["phases"][number];
+export type DemoAction = DemoPhase["actions"][number];
+
+/** The default story, on the dev stack's `chat-prod` gateway and its `default` route. */
+export function defaultScenario(primary = "anthropic", secondary = "openai"): DemoScenario {
+  return scenarioSchema.parse({
+    route: "default",
+    phases: [
+      { name: "healthy", description: "every provider answers", share: 0.2 },
+      {
+        name: "primary outage",
+        description: `${primary} answers 503 or hangs past its timeout`,
+        share: 0.2,
+        faults: [
+          { provider: primary, kind: "unavailable", rate: 0.5 },
+          { provider: primary, kind: "slow-first-byte", delayMs: 5_000 },
+        ],
+      },
+      {
+        name: "429 storm",
+        description: `${primary} rate-limits most calls with Retry-After, ${secondary} some`,
+        share: 0.15,
+        faults: [
+          { provider: primary, kind: "rate-limit", rate: 0.8, retryAfterSeconds: 1 },
+          { provider: secondary, kind: "rate-limit", rate: 0.4, retryAfterSeconds: 1 },
+        ],
+      },
+      {
+        name: "revoked key",
+        description: `${primary} revokes the key; an operator rotates a new one in through the Worker`,
+        share: 0.25,
+        actions: [
+          { at: 0, kind: "revoke-key", provider: primary },
+          { at: 0.4, kind: "rotate-key", provider: primary },
+        ],
+      },
+      { name: "recovery", description: "every provider answers again", share: 0.2 },
+    ],
+  });
+}
+
+/** Reads a scenario file. @throws {StepwiseError} `scenario_invalid` naming every bad field. */
+export async function loadScenario(file: string): Promise<DemoScenario> {
+  let value: unknown;
+  try {
+    value = parse(await readFile(file, "utf8"));
+  } catch (error) {
+    throw new StepwiseError({
+      code: "scenario_unreadable",
+      message: `cannot read scenario ${file}: ${(error as Error).message}`,
+      cause: error,
+    });
+  }
+  const result = scenarioSchema.safeParse(value);
+  if (result.success) return result.data;
+  throw new StepwiseError({
+    code: "scenario_invalid",
+    message: `${file} is not a valid demo scenario:\n${z.prettifyError(result.error)}`,
+  });
+}
+
+/** Splits `total` requests over the phases by share; every request lands in exactly one phase. */
+export function phaseSizes(phases: readonly DemoPhase[], total: number): number[] {
+  const sum = phases.reduce((acc, phase) => acc + phase.share, 0);
+  const sizes = phases.map((phase) => Math.floor((phase.share / sum) * total));
+  let left = total - sizes.reduce((acc, size) => acc + size, 0);
+  for (let index = 0; left > 0; index = (index + 1) % sizes.length, left--) sizes[index]! += 1;
+  return sizes;
+}
