@@ -29,6 +29,11 @@ function readAndBuild(): BuiltStack {
     return buildStack(config, { secrets, source });
   } catch (error) {
     if (!StepwiseError.isInstance(error)) throw error;
-    throw Object.assign(new pulumi.RunError(error.message), { cause: error });
+    // A RunError is reported by its message alone. Its stack is dropped because Pulumi's runner
+    // formats every failure with util.inspect for tracing, and with the inspector session it
+    // keeps open that takes tens of seconds for an error with a stack.
+    const runError = Object.assign(new pulumi.RunError(error.message), { cause: error });
+    runError.stack = undefined;
+    throw runError;
   }
 }
