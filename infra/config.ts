@@ -16,7 +16,7 @@ import {
   parseConfigText,
   type StepwiseConfig,
 } from "../src/config/index.ts";
-import { projectRoot } from "./worker-bundle.ts";
+import { projectRoot } from "./paths.ts";
 
 /** The secrets a deploy uses, as Pulumi secret outputs. */
 export interface StackSecrets {

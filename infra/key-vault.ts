@@ -8,9 +8,10 @@
 import path from "node:path";
 import * as cloudflare from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
+import { defaultWorkerBundlePath } from "./paths.ts";
 import { workerUrl } from "./urls.ts";
 import { workerBindings } from "./worker-bindings.ts";
-import { defaultWorkerBundlePath, readWorkerBundle } from "./worker-bundle.ts";
+import { readWorkerBundle } from "./worker-bundle.ts";
 
 export interface KeyVaultArgs {
   /** Cloudflare account id. Required. */

@@ -15,13 +15,10 @@ import { Byok } from "./byok.ts";
 import { byokProviders, checkDeploySecrets, deploysWorker, type StackSecrets } from "./config.ts";
 import { Gateway } from "./gateway.ts";
 import { KeyVault } from "./key-vault.ts";
+import { defaultWorkerBundlePath, defaultWranglerConfigPath } from "./paths.ts";
 import { workerConfigJson } from "./worker-bindings.ts";
-import {
-  defaultWorkerBundlePath,
-  defaultWranglerConfigPath,
-  readWorkerBundle,
-  readWranglerSettings,
-} from "./worker-bundle.ts";
+import { readWorkerBundle } from "./worker-bundle.ts";
+import { readWranglerSettings } from "./wrangler-config.ts";
 
 export interface BuildStackOptions {
   /** The deploy's secrets, as Pulumi secrets. Default: none (then no Worker, no BYOK). */

@@ -9,7 +9,7 @@ import { describe, expect, it } from "vitest";
 import { canonicalJson, routeGraphHash, toPulumiElements } from "../../infra/dynamic-route.ts";
 import { gatewaySettings, ignoredGatewayFields } from "../../infra/gateway-settings.ts";
 import { workerConfigJson } from "../../infra/worker-bindings.ts";
-import { readWranglerSettings, stripJsonComments } from "../../infra/worker-bundle.ts";
+import { readWranglerSettings, stripJsonComments } from "../../infra/wrangler-config.ts";
 import { parseConfig } from "../../src/config/index.ts";
 import type { RouteElement } from "../../src/routes/index.ts";
 

@@ -8,7 +8,7 @@ import path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import { routeGraphHash, toPulumiElements } from "../../infra/dynamic-route.ts";
-import { readWranglerSettings } from "../../infra/worker-bundle.ts";
+import { readWranglerSettings } from "../../infra/wrangler-config.ts";
 import { loadConfig, parseConfig, type StepwiseConfig } from "../../src/config/index.ts";
 import { compileDynamicRoute } from "../../src/routes/index.ts";
 import {

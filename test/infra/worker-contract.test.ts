@@ -10,7 +10,7 @@ import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildStack } from "../../infra/stack.ts";
 import { workerBindingNames } from "../../infra/worker-bindings.ts";
-import { readWranglerSettings } from "../../infra/worker-bundle.ts";
+import { readWranglerSettings } from "../../infra/wrangler-config.ts";
 import { loadConfig } from "../../src/config/index.ts";
 import {
   fixtureBundlePath,
