@@ -4,15 +4,10 @@
  * problem found, so a user fixes them all in one pass.
  */
 import { StepwiseError } from "../errors/index.ts";
+import { type DocumentIssue, formatIssues } from "./document.ts";
 
-export interface ConfigIssue {
-  /** Dotted path of the bad field, e.g. `gateways[0].cache.ttl`. */
-  readonly path: string;
-  /** What is wrong and how to fix it. */
-  readonly message: string;
-  /** 1-based line in the source file, when known. */
-  readonly line?: number;
-}
+/** One problem in a config: the path of the bad field, its line, what is wrong and the fix. */
+export type ConfigIssue = DocumentIssue;
 
 export type ConfigErrorCode = "config_invalid" | "config_not_found" | "config_unreadable";
 
@@ -29,7 +24,7 @@ export class ConfigError extends StepwiseError {
   }) {
     super({
       code: options.code,
-      message: formatIssues(options.source, options.issues),
+      message: formatIssues(options.source, "Stepwise config", options.issues),
       cause: options.cause,
     });
     this.name = "ConfigError";
@@ -37,24 +32,4 @@ export class ConfigError extends StepwiseError {
     this.source = options.source;
     this.issues = options.issues;
   }
-}
-
-function formatIssues(source: string, issues: readonly ConfigIssue[]): string {
-  const count = issues.length === 1 ? "1 problem" : `${issues.length} problems`;
-  const lines = issues.map((issue) => {
-    const where = issue.path === "" ? "(top level)" : issue.path;
-    const at = issue.line === undefined ? "" : ` (line ${issue.line})`;
-    return `  ✖ ${where}${at}: ${issue.message}`;
-  });
-  return [`${source}: ${count} in the Stepwise config`, ...lines].join("\n");
-}
-
-/** `gateways[0].routes.default.steps[1]` from `["gateways", 0, "routes", "default", "steps", 1]`. */
-export function formatPath(path: readonly PropertyKey[]): string {
-  return path.reduce<string>((text, segment) => {
-    if (typeof segment === "number") return `${text}[${segment}]`;
-    const name = String(segment);
-    const safe = /^[A-Za-z_$][\w$-]*$/.test(name) ? name : JSON.stringify(name);
-    return text === "" ? safe : `${text}.${safe}`;
-  }, "");
 }

@@ -4,7 +4,18 @@
  * for `Pulumi.<stack>.yaml` or any YAML/JSON file.
  */
 export { findConfigProblems } from "./checks.ts";
-export { ConfigError, type ConfigErrorCode, type ConfigIssue, formatPath } from "./errors.ts";
+export {
+  type DocumentIssue,
+  documentIssues,
+  formatIssues,
+  formatPath,
+  type Locate,
+  locatedIssue,
+  type ReadDocumentResult,
+  readYamlDocument,
+  sortByLine,
+} from "./document.ts";
+export { ConfigError, type ConfigErrorCode, type ConfigIssue } from "./errors.ts";
 export {
   configNamespace,
   type LoadConfigOptions,

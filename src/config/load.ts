@@ -5,7 +5,7 @@
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { isNode, LineCounter, parseDocument } from "yaml";
+import { readYamlDocument } from "./document.ts";
 import { ConfigError } from "./errors.ts";
 import { parseConfig } from "./parse.ts";
 import type { StepwiseConfig } from "./schema.ts";
@@ -61,35 +61,18 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
 
 /** Parses YAML or JSON text (JSON is YAML) and validates the Stepwise part of it. */
 export function parseConfigText(text: string, source: string): StepwiseConfig {
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: true });
-  if (document.errors.length > 0) {
-    throw new ConfigError({
-      code: "config_unreadable",
-      source,
-      issues: document.errors.map((error) => ({
-        path: "",
-        message: `not valid YAML or JSON: ${error.message.split("\n")[0]}`,
-        ...(error.linePos ? { line: error.linePos[0].line } : {}),
-      })),
-    });
-  }
-  const value: unknown = document.toJS();
-  const isStackFile = isStackFileValue(value);
-  const input = isStackFile ? extractNamespace(value.config) : value;
+  const document = readYamlDocument(text);
+  if (!document.ok)
+    throw new ConfigError({ code: "config_unreadable", source, issues: document.issues });
+  const isStackFile = isStackFileValue(document.value);
+  const input = isStackFile ? extractNamespace(document.value.config) : document.value;
+  // In a stack file, config path [gateways, 0] lives at [config, "stepwise:gateways", 0].
   const locate = (configPath: readonly PropertyKey[]): number | undefined => {
     const [first, ...rest] = configPath;
-    const documentPath = isStackFile
-      ? ["config", first === undefined ? undefined : `${configNamespace}:${String(first)}`, ...rest]
-      : [...configPath];
-    for (let length = documentPath.length; length > 0; length--) {
-      const node = document.getIn(
-        documentPath.slice(0, length).filter((key) => key !== undefined),
-        true,
-      );
-      if (isNode(node) && node.range) return lineCounter.linePos(node.range[0]).line;
-    }
-    return undefined;
+    if (!isStackFile) return document.locate(configPath);
+    return document.locate(
+      first === undefined ? ["config"] : ["config", `${configNamespace}:${String(first)}`, ...rest],
+    );
   };
   return parseConfig(input, { source, locate });
 }

@@ -7,8 +7,8 @@
  * recovery. A scenario file (YAML or JSON) replaces it.
  */
 import { readFile } from "node:fs/promises";
-import { parse } from "yaml";
 import { z } from "zod";
+import { documentIssues, formatIssues, readYamlDocument } from "../config/document.ts";
 import { faultRuleSchema } from "../emulator/mocks/index.ts";
 import { StepwiseError } from "../errors/index.ts";
 
@@ -80,23 +80,40 @@ export function defaultScenario(primary = "anthropic", secondary = "openai"): De
   });
 }
 
-/** Reads a scenario file. @throws {StepwiseError} `scenario_invalid` naming every bad field. */
+/**
+ * Reads a scenario file (YAML or JSON).
+ * @throws {StepwiseError} `scenario_unreadable` or `scenario_invalid`, naming every bad field and its line.
+ */
 export async function loadScenario(file: string): Promise<DemoScenario> {
-  let value: unknown;
+  let text: string;
   try {
-    value = parse(await readFile(file, "utf8"));
+    text = await readFile(file, "utf8");
   } catch (error) {
+    const issues = [
+      {
+        path: "",
+        message: `cannot read ${file} (${(error as NodeJS.ErrnoException).code}); check --scenario`,
+      },
+    ];
     throw new StepwiseError({
       code: "scenario_unreadable",
-      message: `cannot read scenario ${file}: ${(error as Error).message}`,
+      message: formatIssues(file, "demo scenario", issues),
       cause: error,
     });
   }
-  const result = scenarioSchema.safeParse(value);
+  const document = readYamlDocument(text);
+  if (!document.ok) {
+    throw new StepwiseError({
+      code: "scenario_unreadable",
+      message: formatIssues(file, "demo scenario", document.issues),
+    });
+  }
+  const result = scenarioSchema.safeParse(document.value);
   if (result.success) return result.data;
+  const issues = documentIssues(result.error.issues, { locate: document.locate });
   throw new StepwiseError({
     code: "scenario_invalid",
-    message: `${file} is not a valid demo scenario:\n${z.prettifyError(result.error)}`,
+    message: formatIssues(file, "demo scenario", issues),
   });
 }
 

@@ -41,7 +41,7 @@ describe("demo scenarios", () => {
     );
     expect(error).toMatchObject({ code: "scenario_invalid" });
     const message = (error as Error).message;
-    expect(message).toContain("phases[0].share");
+    expect(message).toContain("phases[0].share (line 2)");
     expect(message).toContain("phases[1].faults[0].kind");
     expect(message).toContain("phases[1].actions[0].at");
     expect(message).toContain('"revoke-key"');

@@ -4,17 +4,11 @@
  * `--fault` flag) that cannot be used, with every problem found and the path of each bad field.
  */
 
+import { type DocumentIssue, formatIssues } from "../../config/document.ts";
 import { StepwiseError } from "../../errors/index.ts";
 
-/** One problem in a fault schedule. */
-export interface FaultScheduleIssue {
-  /** Dotted path of the bad field, e.g. `rules[1].rate`; empty for the whole schedule. */
-  readonly path: string;
-  /** What is wrong and how to fix it. */
-  readonly message: string;
-  /** 1-based line in the scenario file, when known. */
-  readonly line?: number;
-}
+/** One problem in a fault schedule: the path of the bad field, its line, what is wrong and the fix. */
+export type FaultScheduleIssue = DocumentIssue;
 
 export type FaultScheduleErrorCode =
   | "fault_schedule_invalid"
@@ -37,20 +31,14 @@ export class FaultScheduleError extends StepwiseError {
   readonly issues: readonly FaultScheduleIssue[];
 
   constructor(options: FaultScheduleErrorOptions) {
-    super({ code: options.code, message: formatIssues(options), cause: options.cause });
+    super({
+      code: options.code,
+      message: formatIssues(options.source, "fault schedule", options.issues),
+      cause: options.cause,
+    });
     this.name = "FaultScheduleError";
     this.code = options.code;
     this.source = options.source;
     this.issues = options.issues;
   }
-}
-
-function formatIssues({ source, issues }: FaultScheduleErrorOptions): string {
-  const count = issues.length === 1 ? "1 problem" : `${issues.length} problems`;
-  const lines = issues.map((issue) => {
-    const where = issue.path === "" ? "(top level)" : issue.path;
-    const at = issue.line === undefined ? "" : ` (line ${issue.line})`;
-    return `  ✖ ${where}${at}: ${issue.message}`;
-  });
-  return [`${source}: ${count} in the fault schedule`, ...lines].join("\n");
 }

@@ -14,10 +14,10 @@
 
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { isNode, LineCounter, parseDocument } from "yaml";
 import { z } from "zod";
-import { formatPath, providerSlugSchema } from "../../config/index.ts";
-import { FaultScheduleError, type FaultScheduleIssue } from "./errors.ts";
+import { documentIssues, type Locate, readYamlDocument } from "../../config/document.ts";
+import { providerSlugSchema } from "../../config/schema.ts";
+import { FaultScheduleError } from "./errors.ts";
 import type { FaultKind, FaultRule, FaultSchedule } from "./types.ts";
 
 /** Every fault kind, in the order of `FaultKind`. */
@@ -145,24 +145,11 @@ function unknownFieldsMessage(keys: readonly string[]): string {
   return `unknown field${plural} ${described.join(", ")}: a schedule has seed and rules; a rule has ${ruleFields.join(", ")}`;
 }
 
-function toIssue(
-  issue: z.core.$ZodIssue,
-  locate?: (at: readonly PropertyKey[]) => number | undefined,
-): FaultScheduleIssue {
-  const at = issue.path as PropertyKey[];
-  const message =
-    issue.code === "unrecognized_keys" ? unknownFieldsMessage(issue.keys) : issue.message;
-  const line = locate?.(at);
-  return line === undefined
-    ? { path: formatPath(at), message }
-    : { path: formatPath(at), message, line };
-}
-
 export interface ParseFaultScheduleOptions {
   /** Named in error messages: a file path, `PUT /__mock/faults`, `setFaults`. */
   readonly source?: string;
   /** Maps a field path to a 1-based line in the source file. */
-  readonly locate?: (at: readonly PropertyKey[]) => number | undefined;
+  readonly locate?: Locate;
 }
 
 /**
@@ -178,20 +165,11 @@ export function parseFaultSchedule(
   throw new FaultScheduleError({
     code: "fault_schedule_invalid",
     source: options.source ?? "fault schedule",
-    issues: byLine(result.error.issues.map((issue) => toIssue(issue, options.locate))),
+    issues: documentIssues(result.error.issues, {
+      locate: options.locate,
+      unknownFields: unknownFieldsMessage,
+    }),
   });
-}
-
-/** Issues in file order; issues without a line keep their order, last. */
-function byLine(issues: FaultScheduleIssue[]): FaultScheduleIssue[] {
-  return issues
-    .map((issue, index) => ({ issue, index }))
-    .sort(
-      (a, b) =>
-        (a.issue.line ?? Number.MAX_SAFE_INTEGER) - (b.issue.line ?? Number.MAX_SAFE_INTEGER) ||
-        a.index - b.index,
-    )
-    .map(({ issue }) => issue);
 }
 
 /**
@@ -204,7 +182,7 @@ export function parseFaultRule(input: unknown, source = "fault rule"): FaultRule
   throw new FaultScheduleError({
     code: "fault_schedule_invalid",
     source,
-    issues: result.error.issues.map((issue) => toIssue(issue)),
+    issues: documentIssues(result.error.issues, { unknownFields: unknownFieldsMessage }),
   });
 }
 
@@ -237,25 +215,13 @@ export async function loadFaultSchedule(
 
 /** Parses scenario file text (YAML or JSON) and validates it. */
 export function parseFaultScheduleText(text: string, source: string): FaultSchedule {
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: true });
-  if (document.errors.length > 0) {
+  const document = readYamlDocument(text);
+  if (!document.ok) {
     throw new FaultScheduleError({
       code: "fault_schedule_unreadable",
       source,
-      issues: document.errors.map((error) => ({
-        path: "",
-        message: `not valid YAML or JSON: ${error.message.split("\n")[0]}`,
-        ...(error.linePos ? { line: error.linePos[0].line } : {}),
-      })),
+      issues: document.issues,
     });
   }
-  const locate = (at: readonly PropertyKey[]): number | undefined => {
-    for (let length = at.length; length > 0; length--) {
-      const node = document.getIn(at.slice(0, length), true);
-      if (isNode(node) && node.range) return lineCounter.linePos(node.range[0]).line;
-    }
-    return undefined;
-  };
-  return parseFaultSchedule(document.toJS(), { source, locate });
+  return parseFaultSchedule(document.value, { source, locate: document.locate });
 }
