@@ -19,8 +19,8 @@ import { type PreparedCall, prepareCall, startTracker } from "./call-setup.ts";
 import type { CallTracker } from "./call-tracker.ts";
 import { type ChainEntry, referenceOf, releaseProbes } from "./chain.ts";
 import type { ClientContext } from "./context.ts";
-import { GatewayError, InvalidResponseError, isRetryableStatus } from "./errors.ts";
-import { answerFailure, transportError, unknownStepError } from "./failure.ts";
+import { GatewayError, InvalidResponseError } from "./errors.ts";
+import { failedAnswerOutcome, transportFailureOutcome, unknownStepError } from "./failure.ts";
 import type { ChatOptions, ChatResponse } from "./types.ts";
 
 /** A parsed answer and where it came from. */
@@ -89,39 +89,20 @@ async function chatAttempt(
     tracker.noteAnswer(sent);
     const text = await sent.response.text();
     if (!sent.response.ok) {
-      const failure = answerFailure(sent, text, context.now);
-      return {
-        kind: "failure",
-        error: failure.error,
-        next: "retry",
-        position: failure.position,
-        order: sent.order,
-        status: sent.response.status,
-        stepOutcome: isRetryableStatus(sent.response.status) ? "failed" : "unknown",
-        exhausted: failure.lastStep,
-      };
+      return failedAnswerOutcome(sent, text, context.now);
     }
     return readAnswer(plan, tracker, sent, text);
   } catch (cause) {
     if (sent === undefined) tracker.noteNoAnswer();
-    const error = transportError({
+    return transportFailureOutcome({
       cause,
+      sent,
       reason: attemptScope.stopReason(),
       url: sent?.url ?? context.gatewayUrl,
       attemptTimeoutMs,
       deadlineMs: call.scope.deadlineMs,
       attempts: tracker.attempts,
     });
-    return {
-      kind: "failure",
-      error,
-      next: error.isRetryable ? "retry" : "stop",
-      position: null,
-      order: sent?.order ?? [],
-      status: null,
-      stepOutcome: "unknown",
-      exhausted: false,
-    };
   } finally {
     attemptScope.dispose();
   }

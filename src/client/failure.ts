@@ -9,6 +9,7 @@
 
 import { getProvider } from "../providers/index.ts";
 import type { SentAttempt } from "./attempt.ts";
+import type { AttemptOutcome } from "./attempt-loop.ts";
 import { referenceOf } from "./chain.ts";
 import {
   AbortedError,
@@ -16,6 +17,7 @@ import {
   DeadlineExceededError,
   type GatewayError,
   InvalidResponseError,
+  isRetryableStatus,
   NetworkError,
   TimeoutError,
 } from "./errors.ts";
@@ -135,4 +137,40 @@ export function unknownStepError(sent: SentAttempt): InvalidResponseError {
     url: sent.url,
     status: sent.response.status,
   });
+}
+
+/** The outcome of an attempt that got a non-2xx answer: retried, blamed on the failing step. */
+export function failedAnswerOutcome(
+  sent: SentAttempt,
+  text: string,
+  now: () => number,
+): AttemptOutcome<never> {
+  const failure = answerFailure(sent, text, now);
+  return {
+    kind: "failure",
+    error: failure.error,
+    next: "retry",
+    position: failure.position,
+    order: sent.order,
+    status: sent.response.status,
+    stepOutcome: isRetryableStatus(sent.response.status) ? "failed" : "unknown",
+    exhausted: failure.lastStep,
+  };
+}
+
+/** The outcome of an attempt whose `fetch` or body read was rejected; no step is to blame. */
+export function transportFailureOutcome(
+  options: Parameters<typeof transportError>[0] & { readonly sent: SentAttempt | undefined },
+): AttemptOutcome<never> {
+  const error = transportError(options);
+  return {
+    kind: "failure",
+    error,
+    next: error.isRetryable ? "retry" : "stop",
+    position: null,
+    order: options.sent?.order ?? [],
+    status: null,
+    stepOutcome: "unknown",
+    exhausted: false,
+  };
 }

@@ -14,8 +14,8 @@ import type { CallTracker } from "./call-tracker.ts";
 import { observeChain, referenceOf, releaseProbes } from "./chain.ts";
 import { adapterFor, errorCodeOf } from "./chat.ts";
 import { type ClientContext, clientDefaults } from "./context.ts";
-import { AbortedError, GatewayError, isRetryableStatus } from "./errors.ts";
-import { answerFailure, transportError, unknownStepError } from "./failure.ts";
+import { AbortedError, GatewayError } from "./errors.ts";
+import { failedAnswerOutcome, transportFailureOutcome, unknownStepError } from "./failure.ts";
 import type { AttemptScope } from "./scope.ts";
 import { readDeltas, type StreamProgress, usageOf } from "./stream-reader.ts";
 import type { ChatDelta, ChatOptions, ChatResponse, ChatStream } from "./types.ts";
@@ -229,37 +229,18 @@ async function streamAttempt(
         observedLater: true,
       };
     }
-    const failure = answerFailure(sent, await sent.response.text(), context.now);
-    return {
-      kind: "failure",
-      error: failure.error,
-      next: "retry",
-      position: failure.position,
-      order: sent.order,
-      status: sent.response.status,
-      stepOutcome: isRetryableStatus(sent.response.status) ? "failed" : "unknown",
-      exhausted: failure.lastStep,
-    };
+    return failedAnswerOutcome(sent, await sent.response.text(), context.now);
   } catch (cause) {
     if (sent === undefined) tracker.noteNoAnswer();
-    const error = transportError({
+    return transportFailureOutcome({
       cause,
+      sent,
       reason: scope.stopReason(),
       url: sent?.url ?? context.gatewayUrl,
       attemptTimeoutMs,
       deadlineMs: call.scope.deadlineMs,
       attempts: tracker.attempts,
     });
-    return {
-      kind: "failure",
-      error,
-      next: error.isRetryable ? "retry" : "stop",
-      position: null,
-      order: sent?.order ?? [],
-      status: null,
-      stepOutcome: "unknown",
-      exhausted: false,
-    };
   } finally {
     if (!keepScope) scope.dispose();
   }
