@@ -146,7 +146,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     await file.flush();
 
     const report = await buildReport(eventsFileSource(eventsFile));
-    await writeFile(htmlFile, renderHtml(report));
+    // The run lasts seconds, so the HTML chart gets one-second buckets to show each phase.
+    const timeline = await buildReport(eventsFileSource(eventsFile), { bucketMs: 1_000 });
+    await writeFile(htmlFile, renderHtml(timeline));
     log("");
     log(renderTable(report));
     return { report, eventsFile, htmlFile, calls: tally.calls, events, breakerTransitions };
