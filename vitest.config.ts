@@ -10,6 +10,8 @@ export default defineConfig({
           include: ["test/**/*.test.ts"],
           exclude: ["test/worker/**", "node_modules/**"],
           environment: "node",
+          // Plain output whatever the terminal: picocolors turns colours on when CI is set.
+          env: { NO_COLOR: "1" },
           testTimeout: 20_000,
         },
       },
