@@ -3,6 +3,7 @@
  * Every `stepwise` command, one factory per file. Add a command by adding its line here.
  */
 import type { Command } from "commander";
+import { chaosCommand } from "./chaos.ts";
 import { demoCommand } from "./demo.ts";
 import { devCommand } from "./dev.ts";
 import { reportCommand } from "./report.ts";
@@ -15,4 +16,5 @@ export const commands: ReadonlyArray<() => Command> = [
   devCommand,
   reportCommand,
   rotateCommand,
+  chaosCommand,
 ];
