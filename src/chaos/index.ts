@@ -32,6 +32,7 @@ export {
   campaignSettings,
   defaultRates,
 } from "./options.ts";
+export { tapProcessOutput } from "./output-tap.ts";
 export { renderReport, theoryExplanation } from "./report.ts";
 export type { CampaignResult } from "./result.ts";
 export { isAnswered } from "./summary.ts";

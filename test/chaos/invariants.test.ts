@@ -11,6 +11,7 @@ import {
   LeakScanner,
   type MemorySample,
   rotationSchedule,
+  tapProcessOutput,
 } from "../../src/chaos/index.ts";
 import type { MockAttempt } from "../../src/emulator/mocks/index.ts";
 
@@ -91,6 +92,20 @@ describe("no key appears in any output", () => {
       ok: true,
       detail: "1 secrets searched in 1 stdout",
     });
+  });
+
+  it("sees what anything writes to stdout and stderr while tapped, and lets it through", () => {
+    const scanner = new LeakScanner([{ label: "groq key #1", value: "gsk-0123456789" }]);
+    const original = process.stderr.write;
+    const untap = tapProcessOutput((stream, text) => scanner.scan(stream, text));
+    expect(process.stderr.write).not.toBe(original);
+    process.stderr.write("");
+    process.stderr.write(Buffer.from("gsk-0123456789"), () => undefined);
+    untap();
+    expect(process.stderr.write).toBe(original);
+    process.stderr.write("");
+    expect(scanner.hits).toEqual([{ source: "stderr", label: "groq key #1" }]);
+    expect(scanner.coverage().get("stderr")?.items).toBe(2);
   });
 
   it("does not search for secrets too short to tell apart from ordinary text", () => {
