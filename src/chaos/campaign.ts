@@ -6,27 +6,32 @@
  * as it goes; then checks the invariants and computes availability against the theory. Everything
  * it started is stopped, even on failure.
  */
-import { type CallEvent, createGatewayClient, type Recorder } from "../client/index.ts";
-import { type JsonLinesRecorder, jsonLinesRecorder } from "../client/node/index.ts";
+import { jsonLinesRecorder } from "../client/node/index.ts";
 import type { StepwiseConfig } from "../config/index.ts";
-import { capTimeouts, startLocalSystem } from "../demo/index.ts";
+import { type LocalSystem, startLocalSystem } from "../demo/index.ts";
 import { AttemptTally } from "./attempt-tally.ts";
-import { chaosTarget } from "./chaos-config.ts";
+import {
+  campaignClient,
+  campaignFaults,
+  campaignRecorder,
+  registerSecrets,
+  routeProviders,
+} from "./campaign-setup.ts";
+import { type CampaignTarget, chaosTarget } from "./chaos-config.ts";
 import { drainSystem } from "./collectors.ts";
-import { planFaults } from "./fault-plan.ts";
 import { LeakScanner } from "./leak-scanner.ts";
 import { fullCollection, sampleMemory } from "./memory.ts";
-import { type CampaignInput, campaignSettings, rateOfStep } from "./options.ts";
+import { type CampaignInput, type CampaignSettings, campaignSettings } from "./options.ts";
 import { tapProcessOutput } from "./output-tap.ts";
-import { type CampaignProgress, createProgress, type ProgressCounts } from "./progress.ts";
+import { createProgress, type ProgressCounts } from "./progress.ts";
 import {
   type CampaignResult,
   type Conclusion,
   concludeCampaign,
   type TrafficRecord,
 } from "./result.ts";
-import { createRotator, type Rotator } from "./rotations.ts";
-import { runCalls, type TrafficAction } from "./traffic.ts";
+import { createRotator } from "./rotations.ts";
+import { runCalls } from "./traffic.ts";
 
 export interface CampaignOptions extends CampaignInput {
   readonly config: StepwiseConfig;
@@ -74,158 +79,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     });
     let collected: Omit<Conclusion, "unhandled">;
     try {
-      for (const provider of target.config.keys.providers) {
-        scanner.addSecret({ label: `${provider} key #1`, value: system.currentKey(provider) });
-      }
-      scanner.addSecret({ label: "the app token", value: system.appToken });
-      scanner.addSecret({ label: "the Worker admin token", value: system.adminToken });
-      scanner.addSecret({ label: "the gateway token", value: system.emulator.gatewayToken });
-
-      const steps = target.route.steps;
-      const providers = [...new Set(steps.map((step) => step.provider))];
-      const started = Date.now();
-      const plan = planFaults({
-        providers: providers.map((provider) => ({
-          provider,
-          rate: rateOfStep(
-            settings,
-            steps.findIndex((step) => step.provider === provider),
-          ),
-        })),
-        seed: settings.seed,
-        fromMs: started,
-        untilMs: started + 3_600_000,
-        slowMs: Math.floor(settings.timeoutCapMs * 0.4),
-        stallMs: settings.streamIdleTimeoutMs * 2,
-      });
-      system.emulator.mocks?.setFaults(plan.schedule);
-      log(
-        `· ${settings.calls} calls, ${settings.concurrency} at a time, seed ${settings.seed}: ${plan.schedule.rules.length} fault rules on ${providers.join(", ")}`,
-      );
-
-      const tally = new AttemptTally();
-      const drain = drainSystem(system, target.gateway.id, tally, scanner);
-      const drainTimer = setInterval(() => drain.drain(), 250);
-      drainTimer.unref();
-      const counts: ProgressCounts = { done: 0, ok: 0, failed: 0, streamed: 0, rotations: 0 };
-      const progress: CampaignProgress = createProgress(settings.calls, options.progressStream);
-      const note = (line: string) => {
-        scanner.scan("campaign output", line);
-        progress.note(line);
-      };
-      const rotator: Rotator = createRotator({
-        workerUrl: system.worker.url,
-        adminToken: system.adminToken,
-        mocks: system.emulator.mocks!,
-        currentKeys: new Map(providers.map((provider) => [provider, system.currentKey(provider)])),
-        drainMs: settings.deadlineMs + 500,
-        onKey: (secret) => scanner.addSecret(secret),
-        onRotation: (line) => {
-          counts.rotations += 1;
-          note(line);
-        },
-      });
-      const schedule = rotationSchedule(providers, settings.rotationsPerProvider, settings.calls);
-      const actions: TrafficAction[] = schedule.map(({ at, provider }) => ({
-        at,
-        run: () => rotator.rotate(provider),
-      }));
-
-      const traffic: TrafficRecord = { events: [], eventIds: [], outcomes: [], transitions: 0 };
-      const file: JsonLinesRecorder | undefined =
-        options.eventsFile === undefined
-          ? undefined
-          : jsonLinesRecorder({ path: options.eventsFile });
-      const recorder: Recorder = {
-        record(event: CallEvent) {
-          scanner.scan("call events", JSON.stringify(event));
-          traffic.eventIds.push(event.id);
-          const { id, ok, status, step, streamed, latencyMs, errorCode } = event;
-          traffic.events.push({ id, ok, status, step, streamed, latencyMs, errorCode });
-          return file?.record(event);
-        },
-        breaker(transition) {
-          traffic.transitions += 1;
-          note(
-            `circuit ${transition.provider}: ${transition.from} → ${transition.to} (${transition.reason})`,
-          );
-        },
-      };
-      const client = createGatewayClient({
-        accountId: target.config.accountId,
-        gatewayId: target.gateway.id,
-        baseUrl: system.worker.url,
-        gatewayToken: system.appToken,
-        routes: {
-          [settings.route]: {
-            ...capTimeouts(target.route, settings.timeoutCapMs),
-            deadlineMs: settings.deadlineMs,
-          },
-        },
-        prices: target.config.models,
-        recorder,
-        deadlineMs: settings.deadlineMs,
-        streamIdleTimeoutMs: settings.streamIdleTimeoutMs,
-        breaker: { failureThreshold: 3, cooldownMs: 1_500, windowMs: 10_000, minimumCalls: 10 },
-      });
-
-      const collect = fullCollection();
-      const sampler = sampleMemory({
-        intervalMs: settings.sampleIntervalMs,
-        calls: () => counts.done,
-        ...(collect === undefined ? {} : { collect }),
-      });
-      const trafficStart = performance.now();
-      await runCalls({
-        client,
-        route: settings.route,
-        calls: settings.calls,
-        concurrency: settings.concurrency,
-        seed: settings.seed,
-        streamShare: settings.streamShare,
-        deadlineMs: settings.deadlineMs,
-        tightDeadline: settings.tightDeadline,
-        idPrefix: `chaos-${settings.seed}-`,
-        actions,
-        onOutcome(outcome) {
-          scanner.scan("answers and errors", outcome.text);
-          traffic.outcomes.push({
-            id: outcome.id,
-            wallMs: outcome.wallMs,
-            deadlineMs: outcome.deadlineMs,
-          });
-          counts.done += 1;
-          if (outcome.ok) counts.ok += 1;
-          else counts.failed += 1;
-          if (outcome.stream) counts.streamed += 1;
-          progress.update(counts);
-        },
-      });
-      const durationMs = performance.now() - trafficStart;
-      const samples = sampler.stop();
-      progress.stop(counts);
-      rotator.finish();
-      system.emulator.mocks?.setFaults({ rules: [] });
-      clearInterval(drainTimer);
-      drain.drain();
-      await file?.flush();
-      collected = {
-        settings,
-        target,
-        plan,
-        tally,
-        traffic,
-        scanner,
-        samples,
-        memoryCollected: collect !== undefined,
-        durationMs,
-        rotations: {
-          planned: schedule.length,
-          ...rotator.totals(),
-          refusedKeys: tally.refusedKeys,
-        },
-        drained: drain.totals,
-      };
+      collected = await runTraffic(settings, target, system, scanner, log, options);
     } finally {
       await system.close();
     }
@@ -236,4 +90,104 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     untap();
     process.off("unhandledRejection", onUnhandled);
   }
+}
+
+/** Everything between start-up and shutdown: faults, rotations, calls, and what they left. */
+async function runTraffic(
+  settings: CampaignSettings,
+  target: CampaignTarget,
+  system: LocalSystem,
+  scanner: LeakScanner,
+  log: (line: string) => void,
+  options: CampaignOptions,
+): Promise<Omit<Conclusion, "unhandled">> {
+  registerSecrets(scanner, system, target.config.keys.providers);
+  const providers = routeProviders(target);
+  const plan = campaignFaults(target, settings, Date.now());
+  system.emulator.mocks?.setFaults(plan.schedule);
+  log(
+    `· ${settings.calls} calls, ${settings.concurrency} at a time, seed ${settings.seed}: ${plan.schedule.rules.length} fault rules on ${providers.join(", ")}`,
+  );
+  const tally = new AttemptTally();
+  const drain = drainSystem(system, target.gateway.id, tally, scanner);
+  const drainTimer = setInterval(() => drain.drain(), 250);
+  drainTimer.unref();
+  const counts: ProgressCounts = { done: 0, ok: 0, failed: 0, streamed: 0, rotations: 0 };
+  const progress = createProgress(settings.calls, options.progressStream);
+  const note = (line: string) => {
+    scanner.scan("campaign output", line);
+    progress.note(line);
+  };
+  const rotator = createRotator({
+    workerUrl: system.worker.url,
+    adminToken: system.adminToken,
+    mocks: system.emulator.mocks!,
+    currentKeys: new Map(providers.map((provider) => [provider, system.currentKey(provider)])),
+    // Longer than any call that may still carry the old key.
+    drainMs: settings.deadlineMs + 500,
+    onKey: (secret) => scanner.addSecret(secret),
+    onRotation: (line) => {
+      counts.rotations += 1;
+      note(line);
+    },
+  });
+  const schedule = rotationSchedule(providers, settings.rotationsPerProvider, settings.calls);
+  const traffic: TrafficRecord = { events: [], eventIds: [], outcomes: [], transitions: 0 };
+  const file =
+    options.eventsFile === undefined ? undefined : jsonLinesRecorder({ path: options.eventsFile });
+  const recorder = campaignRecorder({ traffic, scanner, file, note });
+  const client = campaignClient(target, settings, system, recorder);
+  const collect = fullCollection();
+  const sampler = sampleMemory({
+    intervalMs: settings.sampleIntervalMs,
+    calls: () => counts.done,
+    ...(collect === undefined ? {} : { collect }),
+  });
+  const trafficStart = performance.now();
+  try {
+    await runCalls({
+      client,
+      route: settings.route,
+      calls: settings.calls,
+      concurrency: settings.concurrency,
+      seed: settings.seed,
+      streamShare: settings.streamShare,
+      deadlineMs: settings.deadlineMs,
+      tightDeadline: settings.tightDeadline,
+      idPrefix: `chaos-${settings.seed}-`,
+      actions: schedule.map(({ at, provider }) => ({ at, run: () => rotator.rotate(provider) })),
+      onOutcome(outcome) {
+        scanner.scan("answers and errors", outcome.text);
+        const { id, wallMs, deadlineMs } = outcome;
+        traffic.outcomes.push({ id, wallMs, deadlineMs });
+        counts.done += 1;
+        if (outcome.ok) counts.ok += 1;
+        else counts.failed += 1;
+        if (outcome.stream) counts.streamed += 1;
+        progress.update(counts);
+      },
+    });
+  } finally {
+    sampler.stop();
+    rotator.finish();
+    clearInterval(drainTimer);
+  }
+  const durationMs = performance.now() - trafficStart;
+  progress.stop(counts);
+  system.emulator.mocks?.setFaults({ rules: [] });
+  drain.drain();
+  await file?.flush();
+  return {
+    settings,
+    target,
+    plan,
+    tally,
+    traffic,
+    scanner,
+    samples: sampler.samples,
+    memoryCollected: collect !== undefined,
+    durationMs,
+    rotations: { planned: schedule.length, ...rotator.totals(), refusedKeys: tally.refusedKeys },
+    drained: drain.totals,
+  };
 }
