@@ -1,0 +1,40 @@
+/**
+ * @module
+ * Starts the pieces several benchmarks share, each registered for cleanup: mock providers in
+ * this process (so benchmarks can switch their faults), the emulator and Portkey's gateway in
+ * child processes of their own, in front of those mocks.
+ */
+import { type MockProviders, startMockProviders } from "../src/emulator/mocks/index.ts";
+import type { Cleanup } from "./cleanup.ts";
+import { benchConfig, providers } from "./fixtures.ts";
+import type { ChildServer } from "./servers/child-server.ts";
+import { startEmulatorProcess } from "./servers/emulator.ts";
+import { startPortkey } from "./servers/portkey.ts";
+
+/** Mock providers for the route's providers, healthy until a benchmark sets faults. */
+export async function startMocks(cleanup: Cleanup): Promise<MockProviders> {
+  const mocks = await startMockProviders({ providers: [...providers] });
+  return cleanup.add(mocks, (started) => started.close());
+}
+
+/** The emulator in its own process, in front of the mocks. */
+export async function startEmulatorChild(
+  cleanup: Cleanup,
+  mocks: MockProviders,
+  stepTimeoutMs?: number,
+): Promise<ChildServer> {
+  const emulator = await startEmulatorProcess(benchConfig(stepTimeoutMs), mocks.urls);
+  return cleanup.add(emulator, (started) => started.close());
+}
+
+/** Portkey's gateway in its own process. */
+export async function startPortkeyChild(cleanup: Cleanup): Promise<ChildServer> {
+  const portkey = await startPortkey();
+  return cleanup.add(portkey, (started) => started.close());
+}
+
+/** Every attempt the mocks logged is kept in memory; benchmarks drop them between phases. */
+export function resetMocks(mocks: MockProviders): void {
+  mocks.setFaults({ rules: [] });
+  mocks.clearAttempts();
+}
