@@ -97,13 +97,24 @@ describe("no key appears in any output", () => {
   it("sees what anything writes to stdout and stderr while tapped, and lets it through", () => {
     const scanner = new LeakScanner([{ label: "groq key #1", value: "gsk-0123456789" }]);
     const original = process.stderr.write;
-    const untap = tapProcessOutput((stream, text) => scanner.scan(stream, text));
-    expect(process.stderr.write).not.toBe(original);
-    process.stderr.write("");
-    process.stderr.write(Buffer.from("gsk-0123456789"), () => undefined);
-    untap();
-    expect(process.stderr.write).toBe(original);
-    process.stderr.write("");
+    const passed: string[] = [];
+    const sink = ((chunk: string | Uint8Array) => {
+      passed.push(Buffer.from(chunk).toString("utf8"));
+      return true;
+    }) as typeof process.stderr.write;
+    process.stderr.write = sink;
+    try {
+      const untap = tapProcessOutput((stream, text) => scanner.scan(stream, text));
+      expect(process.stderr.write).not.toBe(sink);
+      process.stderr.write("a line\n");
+      process.stderr.write(Buffer.from("gsk-0123456789"));
+      untap();
+      expect(process.stderr.write).toBe(sink);
+      process.stderr.write("after\n");
+    } finally {
+      process.stderr.write = original;
+    }
+    expect(passed).toEqual(["a line\n", "gsk-0123456789", "after\n"]);
     expect(scanner.hits).toEqual([{ source: "stderr", label: "groq key #1" }]);
     expect(scanner.coverage().get("stderr")?.items).toBe(2);
   });
