@@ -7,9 +7,10 @@
  *   window for a row, the time bucket for a row inside a bucket).
  * - **success rate**: calls with `ok` / calls.
  * - **availability**: calls *answered* / calls made. A call is answered when it succeeded or got
- *   a definitive answer that is not a service failure: a status 200–499 other than 408 and 429.
- *   Network errors and timeouts (status 0), 408, 429 and 5xx count against availability; a 400
- *   (the caller's own mistake) does not, though it is not a success either.
+ *   a definitive refusal that is not a service failure: a status 400–499 other than 408 and 429.
+ *   Network errors and timeouts (status 0), 408, 429 and 5xx count against availability, and so
+ *   does a 2xx that is not ok (a stream cut or an unreadable answer: the caller got nothing
+ *   usable); a 400 (the caller's own mistake) does not, though it is not a success either.
  * - **fallback rate**: calls served by step ≥ 1 / calls.
  * - **steps**: calls per serving step (`"0"`, `"1"`, … and `"none"` when no step served).
  * - **latency p50/p95/p99**: nearest-rank quantiles of `latencyMs` over all calls of the group,
@@ -50,7 +51,7 @@ export interface Figures {
 /** True when the call got a definitive answer that is not a service failure (see module doc). */
 export function isAnswered(event: Pick<CallEvent, "ok" | "status">): boolean {
   if (event.ok) return true;
-  return event.status >= 200 && event.status < 500 && event.status !== 408 && event.status !== 429;
+  return event.status >= 400 && event.status < 500 && event.status !== 408 && event.status !== 429;
 }
 
 /** The step key of an event in `Figures.steps`. */

@@ -96,7 +96,10 @@ export async function startLocalSystem(options: StartLocalSystemOptions): Promis
         const next = (generation.get(provider) ?? 1) + 1;
         generation.set(provider, next);
         const key = keyFor(provider, next);
-        emulator.mocks?.setKeys(provider, [key]);
+        // Like a real provider, the old key stays valid (unless revoked) while the Worker switches,
+        // so calls in flight during the rotation never see a 401.
+        const previous = keys.get(provider);
+        emulator.mocks?.setKeys(provider, previous === undefined ? [key] : [previous, key]);
         keys.set(provider, key);
         return rotateKey({
           workerUrl: running.url,

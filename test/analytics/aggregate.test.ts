@@ -146,6 +146,25 @@ describe("aggregateEvents against a plain recomputation", () => {
     }
   });
 
+  it("counts a cut stream against availability, and a caller's 400 for it", async () => {
+    const [template] = generateEvents({ count: 1, seed: 3, start: baseTime, spanMs: 1_000 });
+    const call = (status: number, ok: boolean, errorCode: string | null): CallEvent => ({
+      ...template!,
+      status,
+      ok,
+      errorCode,
+    });
+    const aggregate = await aggregateEvents([
+      call(200, true, null),
+      call(200, false, "incomplete_stream"),
+      call(400, false, "api_call_error"),
+      call(503, false, "all_steps_failed"),
+    ]);
+    expect(aggregate.totals.answered).toBe(2);
+    expect(aggregate.totals.availability).toBe(0.5);
+    expect(aggregate.totals.successRate).toBe(0.25);
+  });
+
   it("reports an empty window with null rates instead of dividing by zero", async () => {
     const aggregate = await aggregateEvents([]);
     expect(aggregate.totals).toMatchObject({

@@ -38,7 +38,7 @@ export function referenceFigures(
   const answered = events.filter(
     (event) =>
       event.ok ||
-      (event.status >= 200 && event.status <= 499 && event.status !== 408 && event.status !== 429),
+      (event.status >= 400 && event.status <= 499 && event.status !== 408 && event.status !== 429),
   ).length;
   const steps: Record<string, number> = {};
   for (const event of events) {
