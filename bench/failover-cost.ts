@@ -48,6 +48,7 @@ function clientCall(client: GatewayClient, route: string): Call {
 }
 
 interface FaultResult {
+  readonly kind: FaultKind;
   readonly name: string;
   readonly opening: { calls: number; latencies: number[] };
   readonly stayedOpen: boolean;
@@ -115,6 +116,7 @@ async function run(context: BenchContext): Promise<BenchResult> {
       : { sides: {} };
     const sides = { ...fast.sides, ...slow.sides } as FaultResult["sides"];
     results.push({
+      kind: fault.kind,
       name: fault.name,
       opening,
       stayedOpen,
@@ -151,7 +153,7 @@ function describe(results: readonly FaultResult[]): BenchResult {
     line("Portkey fallback", sides.portkeyFallback, sides.portkeyDirect);
     const openRatio = ratio(median(sides.breakerOpen), median(sides.direct));
     targets.push({
-      name: `Breaker open, ${result.name}`,
+      name: result.kind === "no-response" ? "primary hangs" : "primary answers 503",
       goal: `≤ ${targetRatio.toFixed(2)}× the fallback called directly`,
       measured: formatRatio(openRatio),
       met: openRatio <= targetRatio && result.stayedOpen,
@@ -178,7 +180,7 @@ function describe(results: readonly FaultResult[]): BenchResult {
     targets
       .map(
         (target) =>
-          `**Target: ${target.name.toLowerCase()} ${target.goal}**: ${target.met ? "met" : "missed"}, ${target.measured}.`,
+          `**Target, ${target.name}: with the circuit open, a call costs ${target.goal}**: ${target.met ? "met" : "missed"}, ${target.measured}.`,
       )
       .join("  \n"),
   ].join("\n");

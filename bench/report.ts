@@ -42,11 +42,14 @@ export function summarySection(
   const rows = results.map(({ benchmark, result }) => [
     benchmark.heading,
     result.headline,
-    result.targets.map((target) => target.goal).join("; ") || "—",
+    [...new Set(result.targets.map((target) => target.goal))].join("; ") || "—",
     result.targets.length === 0
       ? "—"
       : result.targets
-          .map((target) => `${target.met ? "met" : "**missed**"} (${target.measured})`)
+          .map(
+            (target) =>
+              `${result.targets.length > 1 ? `${target.name}: ` : ""}${target.met ? "met" : "**missed**"} (${target.measured})`,
+          )
           .join("; "),
   ]);
   const body = [

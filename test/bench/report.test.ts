@@ -64,6 +64,21 @@ describe("report text", () => {
       "| Client overhead | client.chat 1.14× of raw fetch | ≤ 1.10× raw fetch | **missed** (1.14×) |",
     );
   });
+
+  it("names each target when a benchmark has several, and states a shared goal once", () => {
+    const twoTargets: BenchResult = {
+      body: "",
+      headline: "circuit open",
+      targets: [
+        { name: "primary hangs", goal: "≤ 1.10× direct", measured: "1.01×", met: true },
+        { name: "primary answers 503", goal: "≤ 1.10× direct", measured: "1.12×", met: false },
+      ],
+    };
+    const summary = summarySection([{ benchmark, result: twoTargets }], machine, false);
+    expect(summary.body).toContain(
+      "| ≤ 1.10× direct | primary hangs: met (1.01×); primary answers 503: **missed** (1.12×) |",
+    );
+  });
 });
 
 describe("tool output", () => {
