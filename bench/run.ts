@@ -50,15 +50,38 @@ function progressLine(interactive: boolean) {
   };
 }
 
-async function main(argv: string[]): Promise<number> {
-  const { values } = parseArgs({
+function parseOptions(argv: string[]) {
+  return parseArgs({
     args: argv,
     options: {
       quick: { type: "boolean", default: false },
       only: { type: "string" },
       out: { type: "string" },
+      help: { type: "boolean", short: "h", default: false },
     },
-  });
+  }).values;
+}
+
+async function main(argv: string[]): Promise<number> {
+  let values: ReturnType<typeof parseOptions>;
+  try {
+    values = parseOptions(argv);
+  } catch (error) {
+    console.error(`${error instanceof Error ? error.message : String(error)}; see --help.`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(
+      [
+        "Usage: npm run bench [-- --only <id,id>] [-- --out <file>]",
+        "       npm run bench:quick [-- --only <id,id>] [-- --out <file>]",
+        "",
+        "A full run writes BENCHMARKS.md; --quick prints its tables and writes only with --out.",
+        `Benchmarks: ${benchmarks.map((benchmark) => benchmark.id).join(", ")}`,
+      ].join("\n"),
+    );
+    return 0;
+  }
   const quick = values.quick ?? false;
   const only = values.only?.split(",").map((id) => id.trim());
   const unknown = only?.filter((id) => !benchmarks.some((benchmark) => benchmark.id === id));
