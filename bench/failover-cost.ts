@@ -175,7 +175,7 @@ function describe(results: readonly FaultResult[]): BenchResult {
     "",
     table,
     "",
-    `${opening}. Those opening calls pay the full failover; after each cooldown (30 s by default) one probe call pays it again (it tries the primary first), so a long outage costs one slow call per cooldown on top of the figures above.`,
+    `${opening}. Those opening calls pay the full failover; after each cooldown (30 s by default) one probe call pays it again (it tries the primary first), so a long outage costs one slow call per cooldown on top of the figures above. With the circuit open the chain still carries the primary as its last step (\`whenOpen: "move-to-end"\`, the default), a slightly larger request than the direct route's; \`whenOpen: "drop"\` leaves it out.`,
     "",
     targets
       .map(
