@@ -280,6 +280,7 @@ async function main(argv: string[]): Promise<void> {
       start: { type: "string", default: "2026-05-01T00:00:00Z" },
       span: { type: "string", default: "1d" },
       "malformed-every": { type: "string", default: "0" },
+      help: { type: "boolean", short: "h", default: false },
     },
   });
   const count = Number(values.count);
@@ -288,11 +289,18 @@ async function main(argv: string[]): Promise<void> {
   const unit = { m: 60_000, h: 3_600_000, d: 86_400_000 }[
     (spanMatch?.[2] ?? "d") as "m" | "h" | "d"
   ];
-  if (!values.out || !Number.isInteger(count) || count < 0 || Number.isNaN(start) || !spanMatch) {
+  if (
+    values.help ||
+    !values.out ||
+    !Number.isInteger(count) ||
+    count < 0 ||
+    Number.isNaN(start) ||
+    !spanMatch
+  ) {
     console.error(
       "Usage: npx tsx scripts/generate-events.ts --count <n> --out <file> [--seed 1] [--start ISO] [--span 1d] [--malformed-every 0]",
     );
-    process.exitCode = 1;
+    process.exitCode = values.help ? 0 : 1;
     return;
   }
   const began = performance.now();

@@ -6,7 +6,6 @@
  */
 import { Command, InvalidArgumentError } from "commander";
 import pc from "picocolors";
-import { renderReport, runCampaign } from "../../chaos/index.ts";
 import { type ConfigSourceOptions, loadConfigFrom, withConfigOptions } from "../config-options.ts";
 
 interface ChaosCommandOptions extends ConfigSourceOptions {
@@ -66,6 +65,9 @@ export function chaosCommand(): Command {
       "\nExamples:\n  stepwise chaos\n  stepwise chaos --quick\n  stepwise chaos --calls 10000 --concurrency 32 --seed 7 --rates 0.5,0.3,0.1\n  stepwise chaos --json > chaos.json\n\nExit code 1 when an invariant fails.",
     )
     .action(async (options: ChaosCommandOptions) => {
+      // Loaded when the command runs: the campaign pulls in Miniflare, which every other
+      // command would otherwise pay for at start-up.
+      const { renderReport, runCampaign } = await import("../../chaos/index.ts");
       const { config, source } = await loadConfigFrom(options);
       console.error(`${pc.bold("Stepwise fault campaign")} · ${source}`);
       const result = await runCampaign({

@@ -5,7 +5,6 @@
  */
 import { Command, InvalidArgumentError } from "commander";
 import pc from "picocolors";
-import { defaultScenario, loadScenario, runDemo } from "../../demo/index.ts";
 import { type ConfigSourceOptions, loadConfigFrom, withConfigOptions } from "../config-options.ts";
 
 interface DemoCommandOptions extends ConfigSourceOptions {
@@ -45,6 +44,9 @@ export function demoCommand(): Command {
       "\nExamples:\n  stepwise demo\n  stepwise demo --requests 1000 --concurrency 16 --rate 100\n  stepwise demo --scenario my-outage.yaml\n\nAfterwards: stepwise report .stepwise/demo/events.jsonl --by provider",
     )
     .action(async (options: DemoCommandOptions) => {
+      // Loaded when the command runs: the demo pulls in Miniflare, which every other command
+      // would otherwise pay for at start-up.
+      const { defaultScenario, loadScenario, runDemo } = await import("../../demo/index.ts");
       const { config, source } = await loadConfigFrom(options);
       const scenario = options.scenario ? await loadScenario(options.scenario) : defaultScenario();
       console.log(
