@@ -63,7 +63,7 @@ async function run(context: BenchContext): Promise<BenchResult> {
     ["left", "right", "right", "right", "left"],
   );
   const body = [
-    "The client as `npm run size` measures it (esbuild, neutral platform, ES2022, minified; the build fails if anything is left external). The Worker as `npm run worker:bundle` builds it: not minified, the file Pulumi uploads.",
+    "The client as `npm run size` measures it (esbuild, neutral platform, ES2022, minified; the build fails if anything is left external). The Worker as `npm run worker:bundle` builds it (minified, per `wrangler.jsonc`): the file Pulumi uploads.",
     "",
     table,
     "",
