@@ -82,7 +82,7 @@ async function chatAttempt(
   plan: AttemptPlan,
 ): Promise<AttemptOutcome<ChatAnswer>> {
   const attemptTimeoutMs = context.options.attemptTimeoutMs;
-  const attemptScope = call.scope.startAttempt(attemptTimeoutMs);
+  const attemptScope = call.scope.attemptSignal(attemptTimeoutMs);
   let sent: SentAttempt | undefined;
   try {
     sent = await sendAttempt(context, plan, call.request, call.headers, attemptScope.signal);
