@@ -87,14 +87,15 @@ export async function runAttempts<Answer>(
         };
     tracker.attempts++;
     const outcome = await hooks.attempt(plan);
-    const { error, next, position, exhausted } = await settle(
-      context,
-      call,
-      tracker,
-      hooks,
-      outcome,
-    );
-    if (error === undefined) return (outcome as { answer: Answer }).answer;
+    observe(context, call, tracker, outcome);
+    const failure =
+      outcome.kind === "failure"
+        ? outcome
+        : hooks.judge === undefined
+          ? undefined
+          : await rejection(tracker, hooks.judge, outcome);
+    if (failure === undefined) return (outcome as { answer: Answer }).answer;
+    const { error, next, position, exhausted } = failure;
 
     if (next === "stop") throw error;
     if (next === "after-served") {
@@ -113,47 +114,51 @@ export async function runAttempts<Answer>(
   }
 }
 
-interface Settled {
-  readonly error: GatewayError | undefined;
+/** Why an attempt did not end the call, and what to do next. */
+interface Failure {
+  readonly error: GatewayError;
   readonly next: "retry" | "after-served" | "stop";
   readonly position: number | null;
   readonly exhausted: boolean;
 }
 
-/** Feeds the breaker and the tracker, and asks the caller about answers. */
-async function settle<Answer>(
+/** Feeds the breaker and the tracker with what an attempt showed. */
+function observe<Answer>(
   context: ClientContext,
   call: PreparedCall,
   tracker: CallTracker,
-  hooks: AttemptHooks<Answer>,
   outcome: AttemptOutcome<Answer>,
-): Promise<Settled> {
+): void {
   if (outcome.kind === "answer") {
     const position = outcome.served?.position ?? null;
-    if (position !== null) {
-      notePassedOver(tracker, outcome.order, position);
-      if (!outcome.cached && outcome.observedLater !== true) {
-        observeChain(context.breaker, outcome.order, position, "answered", call.probes);
-      }
+    if (position === null) return;
+    notePassedOver(tracker, outcome.order, position);
+    if (!outcome.cached && outcome.observedLater !== true) {
+      observeChain(context.breaker, outcome.order, position, "answered", call.probes);
     }
-    const verdict = hooks.judge ? await hooks.judge(outcome.answer, outcome.served) : undefined;
-    if (verdict === undefined || verdict.accepted) {
-      return { error: undefined, next: "stop", position, exhausted: false };
-    }
-    const error = tracker.noteRejection(outcome.served?.entry ?? null, verdict.reason);
-    return { error, next: "after-served", position, exhausted: false };
+    return;
   }
   const { position, order } = outcome;
-  if (position !== null) {
-    notePassedOver(tracker, order, position);
-    tracker.noteFailure(order[position]!, outcome.status, outcome.error);
-    observeChain(context.breaker, order, position, outcome.stepOutcome, call.probes);
-  }
+  if (position === null) return;
+  notePassedOver(tracker, order, position);
+  tracker.noteFailure(order[position]!, outcome.status, outcome.error);
+  observeChain(context.breaker, order, position, outcome.stepOutcome, call.probes);
+}
+
+/** Asks the caller about an answer: undefined when accepted, else the failure it counts as. */
+async function rejection<Answer>(
+  tracker: CallTracker,
+  judge: NonNullable<AttemptHooks<Answer>["judge"]>,
+  outcome: Extract<AttemptOutcome<Answer>, { kind: "answer" }>,
+): Promise<Failure | undefined> {
+  const verdict = await judge(outcome.answer, outcome.served);
+  if (verdict.accepted) return undefined;
+  const error = tracker.noteRejection(outcome.served?.entry ?? null, verdict.reason);
   return {
-    error: outcome.error,
-    next: outcome.next,
-    position,
-    exhausted: outcome.exhausted,
+    error,
+    next: "after-served",
+    position: outcome.served?.position ?? null,
+    exhausted: false,
   };
 }
 

@@ -91,6 +91,8 @@ export const defaultBreakerOptions: Settings = {
   whenOpen: "move-to-end",
 };
 
+const allowed: Admission = { kind: "allow" };
+
 /** Per-provider circuits sharing one clock and one transition listener. */
 export class CircuitBreaker {
   readonly settings: Settings;
@@ -115,7 +117,7 @@ export class CircuitBreaker {
    */
   admit(provider: string): Admission {
     const circuit = this.#current(provider);
-    if (circuit.state === "closed") return { kind: "allow" };
+    if (circuit.state === "closed") return allowed;
     if (circuit.state === "half-open" && circuit.probeToken === null) {
       circuit.probeToken = this.#nextToken++;
       return { kind: "probe", token: circuit.probeToken };

@@ -147,8 +147,8 @@ export class CallTracker {
     cached: boolean,
   ): number | null {
     if (cached) return 0;
-    if (entry === null) return null;
-    const prices = this.#context.options.prices ?? {};
+    const prices = this.#context.options.prices;
+    if (entry === null || prices === undefined) return null;
     const { provider, model } = entry.step;
     return (
       computeCost(prices, provider, model, usage) ??
@@ -165,13 +165,21 @@ export class CallTracker {
   ): void {
     if (this.#recorded) return;
     this.#recorded = true;
+    if (this.#context.options.recorder === undefined) return;
     const event: CallEvent = {
       time: new Date(this.startedAt).toISOString(),
       id: this.id,
       gateway: this.#context.gatewayId,
       route: this.route,
       mode: this.#mode,
-      ...outcome,
+      step: outcome.step,
+      provider: outcome.provider,
+      model: outcome.model,
+      ok: outcome.ok,
+      tokensIn: outcome.tokensIn,
+      tokensOut: outcome.tokensOut,
+      cost: outcome.cost,
+      errorCode: outcome.errorCode,
       status: this.#status,
       cacheStatus: this.#cacheStatus,
       latencyMs: this.elapsedMs(),

@@ -47,6 +47,7 @@ export function orderChain(
 ): Chain {
   if (breaker === undefined) return { entries: candidates, probes: heldProbes };
   const decisions = new Map<string, "front" | "back">();
+  let anyOpen = false;
   for (const { step } of candidates) {
     if (decisions.has(step.provider)) continue;
     if (heldProbes.has(step.provider)) {
@@ -55,8 +56,10 @@ export function orderChain(
     }
     const admission = breaker.admit(step.provider);
     if (admission.kind === "probe") heldProbes.set(step.provider, admission.token);
+    anyOpen ||= admission.kind === "open";
     decisions.set(step.provider, admission.kind === "open" ? "back" : "front");
   }
+  if (!anyOpen) return { entries: candidates, probes: heldProbes };
   const front = candidates.filter((entry) => decisions.get(entry.step.provider) === "front");
   const back = candidates.filter((entry) => decisions.get(entry.step.provider) === "back");
   if (breaker.settings.whenOpen === "drop" && front.length > 0) {
@@ -77,11 +80,12 @@ export function observeChain(
   probes: ReadonlyMap<string, number>,
 ): void {
   if (breaker === undefined) return;
-  entries.slice(0, position + 1).forEach((entry, offset) => {
+  for (let offset = 0; offset <= position && offset < entries.length; offset++) {
     const outcome = offset < position ? "failed" : servedOutcome;
-    if (outcome === "unknown") return;
-    breaker.record(entry.step.provider, outcome === "answered", probes.get(entry.step.provider));
-  });
+    if (outcome === "unknown") continue;
+    const { provider } = entries[offset]!.step;
+    breaker.record(provider, outcome === "answered", probes.get(provider));
+  }
 }
 
 /** Frees every probe the call still holds (its outcome told nothing about the provider). */

@@ -21,7 +21,7 @@ import { type ChainEntry, referenceOf, releaseProbes } from "./chain.ts";
 import type { ClientContext } from "./context.ts";
 import { GatewayError, InvalidResponseError } from "./errors.ts";
 import { failedAnswerOutcome, transportFailureOutcome, unknownStepError } from "./failure.ts";
-import type { ChatOptions, ChatResponse } from "./types.ts";
+import type { ChatOptions, ChatResponse, OutputValidator } from "./types.ts";
 
 /** A parsed answer and where it came from. */
 interface ChatAnswer {
@@ -35,9 +35,13 @@ export async function runChat(context: ClientContext, options: ChatOptions): Pro
   try {
     call = prepareCall(context, options, tracker, false);
     const prepared = call;
+    const validate = options.validate;
     const { response } = await runAttempts<ChatAnswer>(context, prepared, tracker, {
       attempt: (plan) => chatAttempt(context, prepared, tracker, plan),
-      judge: (answer) => judge(options, answer.response),
+      // Without a validator every answer is accepted as it comes, with no wait for a verdict.
+      ...(validate === undefined
+        ? {}
+        : { judge: (answer: ChatAnswer) => judge(validate, answer.response) }),
     });
     tracker.recordSuccess(response);
     return response;
@@ -65,9 +69,8 @@ export function errorCodeOf(error: unknown): string {
   return "unexpected_error";
 }
 
-async function judge(options: ChatOptions, response: ChatResponse): Promise<Verdict> {
-  if (options.validate === undefined) return { accepted: true };
-  const verdict = await options.validate(response);
+async function judge(validate: OutputValidator, response: ChatResponse): Promise<Verdict> {
+  const verdict = await validate(response);
   if (verdict === true) return { accepted: true };
   return {
     accepted: false,
