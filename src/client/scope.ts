@@ -1,8 +1,9 @@
 /**
  * @module
  * One call's cancellation scope: the caller's `AbortSignal` and the overall deadline combined
- * into one signal, per-attempt signals that also stop after `attemptTimeoutMs`, and the reason a
- * signal fired (so the right error is thrown). Every request and wait of the call listens to it.
+ * into one signal, which an attempt shares unless it needs a signal of its own (an
+ * `attemptTimeoutMs`, or a stream that may stop it), and the reason a signal fired (so the right
+ * error is thrown). Every request and wait of the call listens to it.
  */
 
 import type { SleepFunction } from "./types.ts";
