@@ -1,7 +1,7 @@
 /**
  * @module
  * Generates or checks `worker-configuration.d.ts`, the Worker's binding types, from
- * `wrangler.jsonc` and the secret names in `src/worker/secrets.example.env`.
+ * `wrangler.jsonc` and the secret names in `src/worker/secrets.example`.
  *
  * `wrangler types --check` cannot verify types that take secrets from `--env-file`, so the check
  * regenerates them in a scratch copy of the inputs (same relative paths, so the output is byte
@@ -19,7 +19,7 @@ import { promisify } from "node:util";
 const run = promisify(execFile);
 const projectRoot = fileURLToPath(new URL("..", import.meta.url));
 const typesFile = "worker-configuration.d.ts";
-const secretsFile = "src/worker/secrets.example.env";
+const secretsFile = "src/worker/secrets.example";
 const entry = "src/worker/index.ts";
 const wrangler = path.join(projectRoot, "node_modules", ".bin", "wrangler");
 const typesArguments = [

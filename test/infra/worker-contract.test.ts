@@ -108,7 +108,7 @@ describe("the Worker's bindings", () => {
       });
     }
     for (const name of Object.keys(wrangler.vars ?? {})) expect(typeOf(name)).toBe("plain_text");
-    const secrets = readFileSync(path.join(repoRoot, "src/worker/secrets.example.env"), "utf8")
+    const secrets = readFileSync(path.join(repoRoot, "src/worker/secrets.example"), "utf8")
       .split("\n")
       .filter((line) => /^[A-Z_]+=/.test(line))
       .map((line) => line.slice(0, line.indexOf("=")));

@@ -21,7 +21,7 @@ function captureConsole(): string[] {
 }
 
 const secrets = {
-  anthropic: "sk-ant-LEAKCHECK-anthropic-0001",
+  anthropic: "ant-LEAKCHECK-anthropic-0001",
   openai: "sk-LEAKCHECK-openai-0002",
   openaiNext: "sk-LEAKCHECK-openai-next-0003",
   google: "AIza-LEAKCHECK-google-0004",
