@@ -7,6 +7,13 @@
  * half-open: exactly one call at a time (the probe) includes the provider in its usual place; the
  * probe's success closes the circuit, its failure opens it again. Time comes from an injected
  * `now`, so tests drive it without sleeping.
+ *
+ * Memory per provider is constant whatever the call rate: the window is
+ * {@link windowBucketCount} time buckets of `windowMs / windowBucketCount` each, holding counts
+ * of successes and failures, reused as the clock moves on. The window therefore slides one
+ * bucket at a time: the rate covers the current bucket and the ones before it, between
+ * `windowMs − windowMs / windowBucketCount` and `windowMs` of history. An outcome older than
+ * `windowMs` is always forgotten.
  */
 
 /** A circuit's state. */
@@ -26,7 +33,10 @@ export interface BreakerOptions {
   readonly failureThreshold?: number;
   /** Failure rate (0–1) over the window that opens the circuit. Default 0.5. */
   readonly failureRateThreshold?: number;
-  /** Length of the failure-rate window, in ms. Default 60 000. */
+  /**
+   * Length of the failure-rate window, in ms. Default 60 000. The window moves in steps of
+   * `windowMs / windowBucketCount`, so its rate is approximate to one such step.
+   */
   readonly windowMs?: number;
   /** Outcomes the window needs before its rate counts. Default 10. */
   readonly minimumCalls?: number;
@@ -56,7 +66,7 @@ export interface ProviderHealth {
   readonly consecutiveFailures: number;
   /** Failure rate over the window; null with fewer than `minimumCalls` outcomes. */
   readonly failureRate: number | null;
-  /** Outcomes in the window. */
+  /** Outcomes in the window (approximate to one bucket, see the module description). */
   readonly windowCalls: number;
   /** When the circuit last opened (epoch ms), null when closed. */
   readonly openedAt: number | null;
@@ -72,13 +82,24 @@ export type Admission =
   | { readonly kind: "probe"; readonly token: number }
   | { readonly kind: "open" };
 
+/** Outcome counts of one slice of the window; `slot` numbers the slice since the epoch. */
+interface Bucket {
+  slot: number;
+  successes: number;
+  failures: number;
+}
+
 interface Circuit {
   state: BreakerState;
   consecutiveFailures: number;
-  outcomes: { time: number; ok: boolean }[];
+  /** A ring of `windowBucketCount` buckets, indexed by `slot % windowBucketCount`. */
+  readonly buckets: Bucket[];
   openedAt: number | null;
   probeToken: number | null;
 }
+
+/** Time buckets per provider that make up the failure-rate window. */
+export const windowBucketCount = 10;
 
 type Settings = Required<BreakerOptions>;
 
@@ -140,15 +161,16 @@ export class CircuitBreaker {
       return;
     }
     if (circuit.state === "open") return;
-    circuit.outcomes.push({ time: now, ok });
-    this.#prune(circuit, now);
+    const bucket = this.#bucketAt(circuit, now);
+    if (ok) bucket.successes++;
+    else bucket.failures++;
     circuit.consecutiveFailures = ok ? 0 : circuit.consecutiveFailures + 1;
     if (ok) return;
     if (circuit.consecutiveFailures >= this.settings.failureThreshold) {
       this.#open(provider, circuit, "consecutive_failures", now);
       return;
     }
-    const rate = this.#failureRate(circuit);
+    const rate = this.#failureRate(circuit, now);
     if (rate !== null && rate >= this.settings.failureRateThreshold) {
       this.#open(provider, circuit, "failure_rate", now);
     }
@@ -165,19 +187,27 @@ export class CircuitBreaker {
     return this.#current(provider).state;
   }
 
+  /**
+   * Buckets the provider's window holds (at most {@link windowBucketCount}, whatever the
+   * traffic); 0 for a provider not seen yet. For tests and diagnostics.
+   */
+  storedBuckets(provider: string): number {
+    return this.#circuits.get(provider)?.buckets.length ?? 0;
+  }
+
   /** Every named provider's circuit, plus any other provider seen so far. */
   health(providers: Iterable<string>): Record<string, ProviderHealth> {
     const names = new Set([...providers, ...this.#circuits.keys()]);
     const report: Record<string, ProviderHealth> = {};
     for (const provider of [...names].sort()) {
       const circuit = this.#current(provider);
-      this.#prune(circuit, this.#now());
+      const now = this.#now();
       report[provider] = {
         provider,
         state: circuit.state,
         consecutiveFailures: circuit.consecutiveFailures,
-        failureRate: this.#failureRate(circuit),
-        windowCalls: circuit.outcomes.length,
+        failureRate: this.#failureRate(circuit, now),
+        windowCalls: this.#windowCounts(circuit, now).calls,
         openedAt: circuit.openedAt,
         probeAt:
           circuit.state === "open" && circuit.openedAt !== null
@@ -195,7 +225,7 @@ export class CircuitBreaker {
       circuit = {
         state: "closed",
         consecutiveFailures: 0,
-        outcomes: [],
+        buckets: [],
         openedAt: null,
         probeToken: null,
       };
@@ -221,7 +251,7 @@ export class CircuitBreaker {
     const now = this.#now();
     this.#move(provider, circuit, "closed", "probe_succeeded", now);
     circuit.consecutiveFailures = 0;
-    circuit.outcomes = [];
+    circuit.buckets.length = 0;
     circuit.openedAt = null;
   }
 
@@ -241,21 +271,52 @@ export class CircuitBreaker {
       to,
       reason,
       consecutiveFailures: circuit.consecutiveFailures,
-      failureRate: this.#failureRate(circuit),
+      failureRate: this.#failureRate(circuit, now),
     });
   }
 
-  #prune(circuit: Circuit, now: number): void {
-    const oldest = now - this.settings.windowMs;
-    while (circuit.outcomes.length > 0 && circuit.outcomes[0]!.time <= oldest) {
-      circuit.outcomes.shift();
+  /** The bucket counting outcomes at `now`; a stale bucket in its ring place is reset. */
+  #bucketAt(circuit: Circuit, now: number): Bucket {
+    const slot = this.#slotOf(now);
+    const index = ((slot % windowBucketCount) + windowBucketCount) % windowBucketCount;
+    let bucket = circuit.buckets[index];
+    if (bucket === undefined) {
+      // Fill holes so the ring never holds more than windowBucketCount entries.
+      while (circuit.buckets.length < index) {
+        circuit.buckets.push({ slot: Number.NEGATIVE_INFINITY, successes: 0, failures: 0 });
+      }
+      bucket = { slot, successes: 0, failures: 0 };
+      circuit.buckets[index] = bucket;
+    } else if (bucket.slot !== slot) {
+      bucket.slot = slot;
+      bucket.successes = 0;
+      bucket.failures = 0;
     }
+    return bucket;
   }
 
-  #failureRate(circuit: Circuit): number | null {
-    if (circuit.outcomes.length < this.settings.minimumCalls) return null;
-    const failures = circuit.outcomes.filter((outcome) => !outcome.ok).length;
-    return failures / circuit.outcomes.length;
+  #slotOf(time: number): number {
+    return Math.floor(time / (this.settings.windowMs / windowBucketCount));
+  }
+
+  /** Outcomes in the buckets of the window that ends at `now`. */
+  #windowCounts(circuit: Circuit, now: number): { calls: number; failures: number } {
+    const current = this.#slotOf(now);
+    let calls = 0;
+    let failures = 0;
+    for (const bucket of circuit.buckets) {
+      if (bucket.slot > current - windowBucketCount && bucket.slot <= current) {
+        calls += bucket.successes + bucket.failures;
+        failures += bucket.failures;
+      }
+    }
+    return { calls, failures };
+  }
+
+  #failureRate(circuit: Circuit, now: number): number | null {
+    const { calls, failures } = this.#windowCounts(circuit, now);
+    if (calls < this.settings.minimumCalls) return null;
+    return failures / calls;
   }
 }
 

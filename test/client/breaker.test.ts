@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { type BreakerTransition, CircuitBreaker } from "../../src/client/breaker.ts";
+import {
+  type BreakerTransition,
+  CircuitBreaker,
+  windowBucketCount,
+} from "../../src/client/breaker.ts";
 import { memoryRecorder } from "../../src/client/index.ts";
 import { createTestServer, type TestResponse } from "../helpers/test-server.ts";
 import {
@@ -63,6 +67,31 @@ describe("CircuitBreaker", () => {
     breaker.record("groq", false);
     expect(breaker.health(["groq"]).groq).toMatchObject({ windowCalls: 2, failureRate: null });
     expect(breaker.state("groq")).toBe("closed");
+  });
+
+  it("keeps a constant number of buckets per provider, whatever the call rate", () => {
+    const windowMs = 60_000;
+    const { breaker, clock } = breakerWithClock({ failureThreshold: 100_000, windowMs });
+    const stepMs = 7;
+    let failures = 0;
+    let stored = 0;
+    for (let call = 0; call < 100_000; call++) {
+      const ok = call % 4 !== 0; // a quarter fail, never enough to open
+      if (!ok) failures++;
+      breaker.record("openai", ok);
+      stored = Math.max(stored, breaker.storedBuckets("openai"));
+      clock.advance(stepMs);
+    }
+    expect(stored).toBe(windowBucketCount);
+    expect(failures).toBe(25_000);
+    const health = breaker.health(["openai"]).openai!;
+    expect(health.state).toBe("closed");
+    // The window slides one bucket at a time: it holds between windowMs − one bucket and
+    // windowMs of outcomes, never the 100 000 recorded.
+    const bucketMs = windowMs / windowBucketCount;
+    expect(health.windowCalls).toBeGreaterThanOrEqual(Math.floor((windowMs - bucketMs) / stepMs));
+    expect(health.windowCalls).toBeLessThanOrEqual(Math.ceil(windowMs / stepMs));
+    expect(health.failureRate).toBeCloseTo(0.25, 2);
   });
 
   it("goes half-open after the cooldown and admits exactly one probe at a time", () => {
