@@ -93,6 +93,42 @@ async function* readUntilDone(
   });
 }
 
+/** A stream read up to its first text: what came before it, and the rest, unread. */
+export interface StreamHead {
+  /** Deltas up to and including the first non-empty text delta (all of them if none came). */
+  readonly head: readonly ChatDelta[];
+  /** The same stream, from after `head`; empty when the stream already ended. */
+  readonly rest: AsyncGenerator<ChatDelta>;
+}
+
+/**
+ * Reads `deltas` until its first non-empty text delta (or its end), holding back what it read so the
+ * caller sees nothing yet. A stream that fails here has shown the caller nothing, so the call
+ * may still try another step.
+ * @throws whatever `deltas` throws before its first text delta (the stream is then closed).
+ */
+export async function readHead(deltas: AsyncGenerator<ChatDelta>): Promise<StreamHead> {
+  const head: ChatDelta[] = [];
+  for (;;) {
+    const next = await deltas.next();
+    if (next.done) break;
+    head.push(next.value);
+    if (next.value.type === "text" && next.value.text !== "") break;
+  }
+  return { head, rest: deltas };
+}
+
+/** The deltas of a {@link StreamHead}, from its first one. */
+export async function* replayHead({ head, rest }: StreamHead): AsyncGenerator<ChatDelta> {
+  try {
+    yield* head;
+    yield* rest;
+  } finally {
+    // A consumer that stops inside `head` must still close the body.
+    await rest.return(undefined);
+  }
+}
+
 /** The usage a finished stream reported (0 for what it did not say). */
 export function usageOf(progress: StreamProgress): TokenUsage {
   return { tokensIn: progress.tokensIn ?? 0, tokensOut: progress.tokensOut ?? 0 };

@@ -1,30 +1,26 @@
 /**
  * @module
  * `client.stream`: deltas as they arrive, then the same result `chat` returns. Attempts are
- * retried (with failover and backoff) until one answers 2xx; after that the stream is the
- * answer, so a stream that breaks or ends without its end marker fails the call instead of being
- * retried (the caller has already seen part of it). A validator runs on the complete answer; a
- * rejection fails the call with `OutputRejectedError`.
+ * retried (with failover and backoff) until one answers 2xx with a usable stream. Each attempt
+ * reads its stream up to the first text delta before the caller sees anything: a universal
+ * stream that ends, breaks or cannot be read before then (an empty or non-SSE body, say) is an
+ * unreadable answer, and the call moves on at once to the steps after the one that served, as
+ * `chat` does. After the first text delta the stream is the answer, so a stream that breaks or
+ * ends without its end marker fails the call instead of being retried (the caller has already
+ * seen part of it). A validator runs on the complete answer; a rejection fails the call with
+ * `OutputRejectedError`.
  */
 
-import { type AttemptPlan, compatAdapter, type SentAttempt, sendAttempt } from "./attempt.ts";
-import { type AttemptOutcome, runAttempts } from "./attempt-loop.ts";
+import { runAttempts } from "./attempt-loop.ts";
 import { type PreparedCall, prepareCall, startTracker } from "./call-setup.ts";
 import type { CallTracker } from "./call-tracker.ts";
-import { observeChain, referenceOf, releaseProbes } from "./chain.ts";
-import { adapterFor, errorCodeOf } from "./chat.ts";
-import { type ClientContext, clientDefaults } from "./context.ts";
+import { observeChain, releaseProbes } from "./chain.ts";
+import { errorCodeOf } from "./chat.ts";
+import type { ClientContext } from "./context.ts";
 import { AbortedError, GatewayError } from "./errors.ts";
-import { failedAnswerOutcome, transportFailureOutcome, unknownStepError } from "./failure.ts";
-import type { AttemptScope } from "./scope.ts";
-import { readDeltas, type StreamProgress, usageOf } from "./stream-reader.ts";
+import { type OpenStream, streamAttempt } from "./stream-attempt.ts";
+import { replayHead, usageOf } from "./stream-reader.ts";
 import type { ChatDelta, ChatOptions, ChatResponse, ChatStream } from "./types.ts";
-
-/** A 2xx streamed answer whose body is still unread. */
-interface OpenStream {
-  readonly sent: SentAttempt;
-  readonly scope: AttemptScope;
-}
 
 /** Starts `client.stream`; nothing is sent until the stream is iterated or collected. */
 export function startStream(context: ClientContext, options: ChatOptions): ChatStream {
@@ -118,17 +114,10 @@ async function* readAnswer(
   context: ClientContext,
   call: PreparedCall,
   tracker: CallTracker,
-  { sent, scope }: OpenStream,
+  { sent, scope, progress, read }: OpenStream,
 ): AsyncGenerator<ChatDelta, ChatResponse> {
   const served = sent.served;
   const entry = served?.entry ?? null;
-  const progress: StreamProgress = {
-    text: "",
-    tokensIn: undefined,
-    tokensOut: undefined,
-    finishReason: undefined,
-  };
-  const adapter = served === null ? compatAdapter : adapterFor(sent.plan, served);
   const cached = sent.cacheStatus === "HIT";
   const observe = (outcome: "answered" | "failed") => {
     if (served !== null && !cached) {
@@ -137,17 +126,8 @@ async function* readAnswer(
   };
   let complete = false;
   try {
-    yield* readDeltas({
-      body: sent.response.body ?? new ReadableStream({ start: (stream) => stream.close() }),
-      parser: adapter.createStreamParser(),
-      scope,
-      idleTimeoutMs: context.options.streamIdleTimeoutMs ?? clientDefaults.streamIdleTimeoutMs,
-      url: sent.url,
-      step: entry === null ? undefined : referenceOf(entry),
-      deadlineMs: call.scope.deadlineMs,
-      attempts: () => tracker.attempts,
-      progress,
-    });
+    if ("error" in read) throw read.error;
+    yield* replayHead(read.stream);
     complete = true;
   } catch (error) {
     const stoppedByCaller = call.scope.stopReason() !== null;
@@ -189,59 +169,4 @@ async function* readAnswer(
     }
   }
   return response;
-}
-
-async function streamAttempt(
-  context: ClientContext,
-  call: PreparedCall,
-  tracker: CallTracker,
-  plan: AttemptPlan,
-): Promise<AttemptOutcome<OpenStream>> {
-  const attemptTimeoutMs = context.options.attemptTimeoutMs;
-  const scope = call.scope.startAttempt(attemptTimeoutMs);
-  let sent: SentAttempt | undefined;
-  let keepScope = false;
-  try {
-    sent = await sendAttempt(context, plan, call.request, call.headers, scope.signal);
-    tracker.noteAnswer(sent);
-    if (sent.response.ok) {
-      if (plan.kind === "universal" && sent.served === null) {
-        scope.abandon();
-        return {
-          kind: "failure",
-          error: unknownStepError(sent),
-          next: "stop",
-          position: null,
-          order: sent.order,
-          status: sent.response.status,
-          stepOutcome: "unknown",
-          exhausted: false,
-        };
-      }
-      scope.clearTimeout();
-      keepScope = true;
-      return {
-        kind: "answer",
-        answer: { sent, scope },
-        served: sent.served,
-        order: sent.order,
-        cached: sent.cacheStatus === "HIT",
-        observedLater: true,
-      };
-    }
-    return failedAnswerOutcome(sent, await sent.response.text(), context.now);
-  } catch (cause) {
-    if (sent === undefined) tracker.noteNoAnswer();
-    return transportFailureOutcome({
-      cause,
-      sent,
-      reason: scope.stopReason(),
-      url: sent?.url ?? context.gatewayUrl,
-      attemptTimeoutMs,
-      deadlineMs: call.scope.deadlineMs,
-      attempts: tracker.attempts,
-    });
-  } finally {
-    if (!keepScope) scope.dispose();
-  }
 }

@@ -23,6 +23,14 @@ export function fixtureText(path: string): string {
   return readFileSync(fileURLToPath(new URL(path, fixtures)), "utf8");
 }
 
+/** A recorded stream fixture, split into its events (the test server sends each as one chunk). */
+export function eventsOf(path: string): string[] {
+  return fixtureText(path)
+    .split(/\n\n/)
+    .filter((event) => event.trim() !== "")
+    .map((event) => `${event}\n\n`);
+}
+
 /** A JSON fixture, parsed. */
 export function fixtureJson(path: string): Record<string, unknown> {
   return JSON.parse(fixtureText(path)) as Record<string, unknown>;
