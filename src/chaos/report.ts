@@ -16,11 +16,11 @@ export const theoryExplanation = [
   "The theory counts one attempt per step: a call fails only when every step fails, 1 − Π p.",
   "Retries lift the measure above it: the gateway retries a step before falling back (a step",
   "then fails only when all its attempts do, about pᵏ), and the client re-sends the chain when",
-  "every step failed. A streamed answer that breaks after its first byte is different: the",
-  "caller has already read part of it, so the client fails the call instead of retrying or",
-  "falling back. The expected figure counts those breaks (Σᵢ Π_{j<i} fⱼ · (1 − fᵢ − bᵢ) for",
-  "streamed calls) and is what the check compares with. A 400 refusal is an answer, not an",
-  "outage.",
+  "every step failed. A streamed answer that breaks after the caller has read text is",
+  "different: the client fails the call instead of retrying or falling back. The expected",
+  "figure counts every break as such (Σᵢ Π_{j<i} fⱼ · (1 − fᵢ − bᵢ) for streamed calls), a lower",
+  "bound since a stream that breaks before its first text falls back; it is what the check",
+  "compares with. A 400 refusal is an answer, not an outage.",
 ];
 
 function stepLines(result: CampaignResult): string[] {

@@ -7,8 +7,9 @@
  * when all of its attempts do, about pᵢᵏ for k attempts, and the client re-sends the chain), so a
  * measured availability at or above 1 − Π pᵢ is what fallback promises.
  *
- * A streamed answer that breaks after its first byte cannot be retried or fallen back (the caller
- * has read part of it). With step `i` failing before answering with probability `fᵢ` and breaking
+ * A streamed answer that breaks after the caller has read text cannot be retried or fallen back.
+ * (One that breaks before its first text does fall back, so counting every break, as below, gives
+ * a lower bound.) With step `i` failing before answering with probability `fᵢ` and breaking
  * with probability `bᵢ`, a call is answered at step `i` when every earlier step failed and step `i`
  * neither failed nor broke: availability = Σᵢ (Π_{j<i} fⱼ)(1 − fᵢ − bᵢ). With every `bᵢ` = 0 this
  * is 1 − Π fᵢ again.
