@@ -56,6 +56,7 @@ export function prepareCall(
     extra: context.options.headers,
     settings: options,
     eventId: tracker.id,
+    route: String(options.route),
   });
   const maxAttempts =
     options.maxAttempts ?? context.options.maxAttempts ?? clientDefaults.maxAttempts;

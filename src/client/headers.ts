@@ -21,6 +21,22 @@ export interface HeaderSources {
   readonly settings: GatewayCallSettings;
   /** The event id sent as `cf-aig-event-id`. */
   readonly eventId: string;
+  /**
+   * The route's name, added to `cf-aig-metadata` as `route` so the gateway's own logs say which
+   * route a call used (`stepwise report --source logs`). Left out when the caller's metadata
+   * already has `route` or uses all five entries.
+   */
+  readonly route?: string;
+}
+
+function withRoute(
+  metadata: GatewayCallSettings["metadata"],
+  route: string | undefined,
+): GatewayCallSettings["metadata"] {
+  if (route === undefined) return metadata;
+  if (metadata === undefined) return { route };
+  if ("route" in metadata || Object.keys(metadata).length >= maxMetadataEntries) return metadata;
+  return { route, ...metadata };
 }
 
 /**
@@ -46,9 +62,8 @@ export function gatewayHeaders(sources: HeaderSources): Record<string, string> {
   if (settings.collectLog !== undefined) {
     headers["cf-aig-collect-log"] = String(settings.collectLog);
   }
-  if (settings.metadata !== undefined) {
-    headers["cf-aig-metadata"] = JSON.stringify(settings.metadata);
-  }
+  const metadata = withRoute(settings.metadata, sources.route);
+  if (metadata !== undefined) headers["cf-aig-metadata"] = JSON.stringify(metadata);
   const retries = settings.retries;
   if (retries?.maxAttempts !== undefined) {
     headers["cf-aig-max-attempts"] = String(retries.maxAttempts);

@@ -58,7 +58,7 @@ describe("per-call options become cf-aig-* headers", () => {
       "cf-aig-cache-ttl": "3600",
       "cf-aig-skip-cache": "true",
       "cf-aig-cache-key": "capital-of-italy",
-      "cf-aig-metadata": '{"user":"u-42","plan":"free","beta":true,"seats":3}',
+      "cf-aig-metadata": '{"route":"default","user":"u-42","plan":"free","beta":true,"seats":3}',
       "cf-aig-request-timeout": "8000",
       "cf-aig-max-attempts": "3",
       "cf-aig-retry-delay": "500",
@@ -69,16 +69,29 @@ describe("per-call options become cf-aig-* headers", () => {
     expect(recorder.events[0]?.id).toBe("evt-7");
   });
 
-  it("sends only the headers a call asks for", async () => {
+  it("sends only the headers a call asks for, and tags the call with its route", async () => {
     const { client } = testClient();
     await client.chat({ route: "default", messages });
-    expect(callSettingsHeaders()).toStrictEqual({});
+    expect(callSettingsHeaders()).toStrictEqual({ "cf-aig-metadata": '{"route":"default"}' });
+  });
+
+  it("leaves the route tag out when the caller's metadata has a route or all five entries", async () => {
+    const { client } = testClient();
+    await client.chat({ route: "default", messages, metadata: { route: "checkout" } });
+    await client.chat({ route: "default", messages, metadata: { a: 1, b: 2, c: 3, d: 4, e: 5 } });
+    expect(server.calls.map((call) => call.headers["cf-aig-metadata"])).toEqual([
+      '{"route":"checkout"}',
+      '{"a":1,"b":2,"c":3,"d":4,"e":5}',
+    ]);
   });
 
   it("uses the client's default request timeout unless the call sets one", async () => {
     const { client } = testClient({ requestTimeoutMs: 12_000 });
     await client.chat({ route: "default", messages });
-    expect(callSettingsHeaders()).toStrictEqual({ "cf-aig-request-timeout": "12000" });
+    expect(callSettingsHeaders()).toStrictEqual({
+      "cf-aig-request-timeout": "12000",
+      "cf-aig-metadata": '{"route":"default"}',
+    });
   });
 
   it("sends no gateway token when none is configured, and extra headers when given", async () => {
