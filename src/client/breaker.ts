@@ -8,13 +8,14 @@
  * probe's success closes the circuit, its failure opens it again. Time comes from an injected
  * `now`, so tests drive it without sleeping.
  *
- * Memory per provider is constant whatever the call rate: the window is
- * {@link windowBucketCount} time buckets of `windowMs / windowBucketCount` each, holding counts
- * of successes and failures, reused as the clock moves on. The window therefore slides one
- * bucket at a time: the rate covers the current bucket and the ones before it, between
- * `windowMs − windowMs / windowBucketCount` and `windowMs` of history. An outcome older than
- * `windowMs` is always forgotten.
+ * Memory per provider is constant whatever the call rate: the failure-rate window is an
+ * {@link OutcomeWindow} of {@link windowBucketCount} time buckets, so it slides one bucket (a
+ * tenth of `windowMs`) at a time.
  */
+
+import { OutcomeWindow } from "./outcome-window.ts";
+
+export { windowBucketCount } from "./outcome-window.ts";
 
 /** A circuit's state. */
 export type BreakerState = "closed" | "open" | "half-open";
@@ -82,24 +83,14 @@ export type Admission =
   | { readonly kind: "probe"; readonly token: number }
   | { readonly kind: "open" };
 
-/** Outcome counts of one slice of the window; `slot` numbers the slice since the epoch. */
-interface Bucket {
-  slot: number;
-  successes: number;
-  failures: number;
-}
-
 interface Circuit {
   state: BreakerState;
   consecutiveFailures: number;
-  /** A ring of `windowBucketCount` buckets, indexed by `slot % windowBucketCount`. */
-  readonly buckets: Bucket[];
+  /** Outcomes of the last `windowMs`, for the failure rate. */
+  readonly window: OutcomeWindow;
   openedAt: number | null;
   probeToken: number | null;
 }
-
-/** Time buckets per provider that make up the failure-rate window. */
-export const windowBucketCount = 10;
 
 type Settings = Required<BreakerOptions>;
 
@@ -161,9 +152,7 @@ export class CircuitBreaker {
       return;
     }
     if (circuit.state === "open") return;
-    const bucket = this.#bucketAt(circuit, now);
-    if (ok) bucket.successes++;
-    else bucket.failures++;
+    circuit.window.record(ok, now);
     circuit.consecutiveFailures = ok ? 0 : circuit.consecutiveFailures + 1;
     if (ok) return;
     if (circuit.consecutiveFailures >= this.settings.failureThreshold) {
@@ -192,7 +181,7 @@ export class CircuitBreaker {
    * traffic); 0 for a provider not seen yet. For tests and diagnostics.
    */
   storedBuckets(provider: string): number {
-    return this.#circuits.get(provider)?.buckets.length ?? 0;
+    return this.#circuits.get(provider)?.window.storedBuckets ?? 0;
   }
 
   /** Every named provider's circuit, plus any other provider seen so far. */
@@ -207,7 +196,7 @@ export class CircuitBreaker {
         state: circuit.state,
         consecutiveFailures: circuit.consecutiveFailures,
         failureRate: this.#failureRate(circuit, now),
-        windowCalls: this.#windowCounts(circuit, now).calls,
+        windowCalls: circuit.window.counts(now).calls,
         openedAt: circuit.openedAt,
         probeAt:
           circuit.state === "open" && circuit.openedAt !== null
@@ -225,7 +214,7 @@ export class CircuitBreaker {
       circuit = {
         state: "closed",
         consecutiveFailures: 0,
-        buckets: [],
+        window: new OutcomeWindow(this.settings.windowMs),
         openedAt: null,
         probeToken: null,
       };
@@ -251,7 +240,7 @@ export class CircuitBreaker {
     const now = this.#now();
     this.#move(provider, circuit, "closed", "probe_succeeded", now);
     circuit.consecutiveFailures = 0;
-    circuit.buckets.length = 0;
+    circuit.window.clear();
     circuit.openedAt = null;
   }
 
@@ -275,46 +264,8 @@ export class CircuitBreaker {
     });
   }
 
-  /** The bucket counting outcomes at `now`; a stale bucket in its ring place is reset. */
-  #bucketAt(circuit: Circuit, now: number): Bucket {
-    const slot = this.#slotOf(now);
-    const index = ((slot % windowBucketCount) + windowBucketCount) % windowBucketCount;
-    let bucket = circuit.buckets[index];
-    if (bucket === undefined) {
-      // Fill holes so the ring never holds more than windowBucketCount entries.
-      while (circuit.buckets.length < index) {
-        circuit.buckets.push({ slot: Number.NEGATIVE_INFINITY, successes: 0, failures: 0 });
-      }
-      bucket = { slot, successes: 0, failures: 0 };
-      circuit.buckets[index] = bucket;
-    } else if (bucket.slot !== slot) {
-      bucket.slot = slot;
-      bucket.successes = 0;
-      bucket.failures = 0;
-    }
-    return bucket;
-  }
-
-  #slotOf(time: number): number {
-    return Math.floor(time / (this.settings.windowMs / windowBucketCount));
-  }
-
-  /** Outcomes in the buckets of the window that ends at `now`. */
-  #windowCounts(circuit: Circuit, now: number): { calls: number; failures: number } {
-    const current = this.#slotOf(now);
-    let calls = 0;
-    let failures = 0;
-    for (const bucket of circuit.buckets) {
-      if (bucket.slot > current - windowBucketCount && bucket.slot <= current) {
-        calls += bucket.successes + bucket.failures;
-        failures += bucket.failures;
-      }
-    }
-    return { calls, failures };
-  }
-
   #failureRate(circuit: Circuit, now: number): number | null {
-    const { calls, failures } = this.#windowCounts(circuit, now);
+    const { calls, failures } = circuit.window.counts(now);
     if (calls < this.settings.minimumCalls) return null;
     return failures / calls;
   }
