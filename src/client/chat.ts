@@ -20,7 +20,7 @@ import type { CallTracker } from "./call-tracker.ts";
 import { type ChainEntry, referenceOf, releaseProbes } from "./chain.ts";
 import type { ClientContext } from "./context.ts";
 import { GatewayError, InvalidResponseError } from "./errors.ts";
-import { failedAnswerOutcome, transportFailureOutcome, unknownStepError } from "./failure.ts";
+import { failedAnswerOutcome, transportFailureOutcome, unknownStepOutcome } from "./failure.ts";
 import type { ChatOptions, ChatResponse, OutputValidator } from "./types.ts";
 
 /** A parsed answer and where it came from. */
@@ -119,16 +119,7 @@ function readAnswer(
 ): AttemptOutcome<ChatAnswer> {
   let served = sent.served;
   if (plan.kind === "universal" && served === null) {
-    return {
-      kind: "failure",
-      error: unknownStepError(sent),
-      next: "stop",
-      position: null,
-      order: sent.order,
-      status: sent.response.status,
-      stepOutcome: "unknown",
-      exhausted: false,
-    };
+    return unknownStepOutcome(sent);
   }
   let parsed: ChatResult;
   try {

@@ -174,3 +174,17 @@ export function transportFailureOutcome(
     exhausted: false,
   };
 }
+
+/** The outcome of a universal answer whose headers name no step that was sent; not retried. */
+export function unknownStepOutcome(sent: SentAttempt): AttemptOutcome<never> {
+  return {
+    kind: "failure",
+    error: unknownStepError(sent),
+    next: "stop",
+    position: null,
+    order: sent.order,
+    status: sent.response.status,
+    stepOutcome: "unknown",
+    exhausted: false,
+  };
+}

@@ -14,7 +14,7 @@ import { referenceOf } from "./chain.ts";
 import { adapterFor } from "./chat.ts";
 import { type ClientContext, clientDefaults } from "./context.ts";
 import { type GatewayError, IncompleteStreamError, InvalidResponseError } from "./errors.ts";
-import { failedAnswerOutcome, transportFailureOutcome, unknownStepError } from "./failure.ts";
+import { failedAnswerOutcome, transportFailureOutcome, unknownStepOutcome } from "./failure.ts";
 import type { AttemptScope } from "./scope.ts";
 import { readDeltas, readHead, type StreamHead, type StreamProgress } from "./stream-reader.ts";
 
@@ -43,16 +43,7 @@ export async function streamAttempt(
     if (sent.response.ok) {
       if (plan.kind === "universal" && sent.served === null) {
         scope.abandon();
-        return {
-          kind: "failure",
-          error: unknownStepError(sent),
-          next: "stop",
-          position: null,
-          order: sent.order,
-          status: sent.response.status,
-          stepOutcome: "unknown",
-          exhausted: false,
-        };
+        return unknownStepOutcome(sent);
       }
       scope.clearTimeout();
       const progress: StreamProgress = {
