@@ -4,6 +4,7 @@
  * and CSV carry full precision.
  */
 import type { Dimension, GroupKey } from "../aggregate.ts";
+import type { Figures } from "../figures.ts";
 
 /**
  * `0.98765` → `98.77%`; null → `—`. Only exact 100 % and 0 % display as such: 0.99998 shows as
@@ -88,3 +89,26 @@ export function stepKeysOf(maps: ReadonlyArray<Record<string, number>>): string[
     return Number(a) - Number(b);
   });
 }
+
+/** One figure column of the per-group tables: its title, the figure it shows and its text. */
+export interface FigureColumn {
+  readonly title: string;
+  readonly figure: keyof Figures;
+  readonly text: (figures: Figures) => string;
+}
+
+/** The figure columns every human-readable renderer (table, HTML) shows, in order. */
+export const figureColumns: readonly FigureColumn[] = [
+  { title: "calls", figure: "calls", text: (f) => integer(f.calls) },
+  { title: "share", figure: "share", text: (f) => percent(f.share) },
+  { title: "success", figure: "successRate", text: (f) => percent(f.successRate) },
+  { title: "availability", figure: "availability", text: (f) => percent(f.availability) },
+  { title: "fallback", figure: "fallbackRate", text: (f) => percent(f.fallbackRate) },
+  { title: "p50 ms", figure: "p50LatencyMs", text: (f) => milliseconds(f.p50LatencyMs) },
+  { title: "p95 ms", figure: "p95LatencyMs", text: (f) => milliseconds(f.p95LatencyMs) },
+  { title: "p99 ms", figure: "p99LatencyMs", text: (f) => milliseconds(f.p99LatencyMs) },
+  { title: "tokens in", figure: "tokensIn", text: (f) => integer(f.tokensIn) },
+  { title: "tokens out", figure: "tokensOut", text: (f) => integer(f.tokensOut) },
+  { title: "cost", figure: "cost", text: (f) => dollars(f.cost) },
+  { title: "cache hits", figure: "cacheHitRate", text: (f) => percent(f.cacheHitRate) },
+];

@@ -13,6 +13,7 @@ import { escapeHtml } from "./escape.ts";
 import {
   dimensionTitles,
   dollars,
+  figureColumns,
   integer,
   keyValue,
   milliseconds,
@@ -107,48 +108,12 @@ function cards(totals: Figures): string {
 type CellSpec = { figure: string; value: number | string | null; text: string };
 
 function figureSpecs(figures: Figures): CellSpec[] {
-  return [
-    { figure: "calls", value: figures.calls, text: integer(figures.calls) },
-    { figure: "share", value: figures.share, text: percent(figures.share) },
-    { figure: "successRate", value: figures.successRate, text: percent(figures.successRate) },
-    { figure: "availability", value: figures.availability, text: percent(figures.availability) },
-    { figure: "fallbackRate", value: figures.fallbackRate, text: percent(figures.fallbackRate) },
-    {
-      figure: "p50LatencyMs",
-      value: figures.p50LatencyMs,
-      text: milliseconds(figures.p50LatencyMs),
-    },
-    {
-      figure: "p95LatencyMs",
-      value: figures.p95LatencyMs,
-      text: milliseconds(figures.p95LatencyMs),
-    },
-    {
-      figure: "p99LatencyMs",
-      value: figures.p99LatencyMs,
-      text: milliseconds(figures.p99LatencyMs),
-    },
-    { figure: "tokensIn", value: figures.tokensIn, text: integer(figures.tokensIn) },
-    { figure: "tokensOut", value: figures.tokensOut, text: integer(figures.tokensOut) },
-    { figure: "cost", value: figures.cost, text: dollars(figures.cost) },
-    { figure: "cacheHitRate", value: figures.cacheHitRate, text: percent(figures.cacheHitRate) },
-  ];
+  return figureColumns.map(({ figure, text }) => ({
+    figure,
+    value: figures[figure] as CellSpec["value"],
+    text: text(figures),
+  }));
 }
-
-const figureTitles = [
-  "calls",
-  "share",
-  "success",
-  "availability",
-  "fallback",
-  "p50 ms",
-  "p95 ms",
-  "p99 ms",
-  "tokens in",
-  "tokens out",
-  "cost",
-  "cache hits",
-];
 
 function cell(spec: CellSpec): string {
   return `<td class="num" data-figure="${spec.figure}" data-value="${escapeHtml(String(spec.value))}">${escapeHtml(spec.text)}</td>`;
@@ -206,7 +171,7 @@ function groupsTable(report: Report): string {
     ...report.dimensions.map((dimension) =>
       dimension === "step" ? "#step" : dimensionTitles[dimension],
     ),
-    ...figureTitles.map((title) => `#${title}`),
+    ...figureColumns.map(({ title }) => `#${title}`),
   ];
   const rows = report.groups.map(
     (row) =>
@@ -221,7 +186,7 @@ function groupsTable(report: Report): string {
 function seriesTable(report: Report): string {
   const head = [
     `${report.series.bucket} bucket (UTC)`,
-    ...figureTitles.map((title) => `#${title}`),
+    ...figureColumns.map(({ title }) => `#${title}`),
   ];
   const rows = report.series.points.map(
     (point) =>

@@ -13,6 +13,7 @@ import { type Cell, type Column, renderColumns } from "./columns.ts";
 import {
   dimensionTitles,
   dollars,
+  figureColumns,
   integer,
   keyValue,
   milliseconds,
@@ -106,38 +107,12 @@ function routesTable(report: Report): string {
   ].join("\n");
 }
 
-function figureColumns(): Column[] {
-  return [
-    { title: "calls", align: "right" },
-    { title: "share", align: "right" },
-    { title: "success", align: "right" },
-    { title: "availability", align: "right" },
-    { title: "fallback", align: "right" },
-    { title: "p50 ms", align: "right" },
-    { title: "p95 ms", align: "right" },
-    { title: "p99 ms", align: "right" },
-    { title: "tokens in", align: "right" },
-    { title: "tokens out", align: "right" },
-    { title: "cost", align: "right" },
-    { title: "cache hits", align: "right" },
-  ];
+function figureTableColumns(): Column[] {
+  return figureColumns.map(({ title }) => ({ title, align: "right" }));
 }
 
 function figureCells(figures: Figures): Cell[] {
-  return [
-    integer(figures.calls),
-    percent(figures.share),
-    percent(figures.successRate),
-    percent(figures.availability),
-    percent(figures.fallbackRate),
-    milliseconds(figures.p50LatencyMs),
-    milliseconds(figures.p95LatencyMs),
-    milliseconds(figures.p99LatencyMs),
-    integer(figures.tokensIn),
-    integer(figures.tokensOut),
-    dollars(figures.cost),
-    percent(figures.cacheHitRate),
-  ];
+  return figureColumns.map((column) => column.text(figures));
 }
 
 function groupsTable(report: Report): string {
@@ -149,7 +124,7 @@ function groupsTable(report: Report): string {
         align: dimension === "step" ? "right" : "left",
       }),
     ),
-    ...figureColumns(),
+    ...figureTableColumns(),
   ];
   const keyCells = (row: GroupRow) =>
     report.dimensions.map((dimension) => keyValue(row.key, dimension));
