@@ -12,9 +12,12 @@
  */
 
 import { once } from "node:events";
-import { createWriteStream } from "node:fs";
+import { createWriteStream, readFileSync } from "node:fs";
+import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import type { CallEvent } from "../src/client/event.ts";
+import { parseConfigText } from "../src/config/index.ts";
+import { createSeededRandom } from "../src/emulator/mocks/random.ts";
 
 export interface GenerateEventsOptions {
   /** Number of events. */
@@ -42,85 +45,51 @@ interface Route {
   steps: Step[];
 }
 
-const step = (provider: string, model: string, timeoutMs: number, medianMs: number): Step => ({
-  provider,
-  model,
-  timeoutMs,
-  medianMs,
-});
+/** The dev stack: its routes' steps and timeouts and its model prices drive the traffic. */
+const devStack = parseConfigText(
+  readFileSync(fileURLToPath(new URL("../Pulumi.dev.yaml", import.meta.url)), "utf8"),
+  "Pulumi.dev.yaml",
+);
+const prices = devStack.models;
+
+/** What the stack does not say: each route's share of traffic and each model's typical latency. */
+const trafficWeights: Record<string, number> = {
+  "chat-prod/default": 0.5,
+  "chat-prod/fast": 0.25,
+  "chat-prod/long-context": 0.1,
+  "batch-dev/summarise": 0.15,
+};
+const medianLatencyMs: Record<string, number> = {
+  "anthropic/claude-sonnet-4-5": 900,
+  "openai/gpt-4o-mini": 450,
+  "openai/gpt-4o": 1_600,
+  "workers-ai/@cf/meta/llama-3.1-8b-instruct": 300,
+  "groq/llama-3.1-8b-instant": 140,
+  "google-ai-studio/gemini-2.5-flash": 1_400,
+  "mistral/mistral-large-latest": 1_500,
+  "deepseek/deepseek-chat": 1_100,
+};
 
 /** The routes of Pulumi.dev.yaml with a traffic weight and typical latencies. */
-export const demoRoutes: readonly Route[] = [
-  {
-    gateway: "chat-prod",
-    route: "default",
-    weight: 0.5,
-    cache: true,
-    steps: [
-      step("anthropic", "claude-sonnet-4-5", 15_000, 900),
-      step("openai", "gpt-4o-mini", 10_000, 450),
-      step("workers-ai", "@cf/meta/llama-3.1-8b-instruct", 5_000, 300),
-    ],
-  },
-  {
-    gateway: "chat-prod",
-    route: "fast",
-    weight: 0.25,
-    cache: true,
-    steps: [
-      step("groq", "llama-3.1-8b-instant", 3_000, 140),
-      step("openai", "gpt-4o-mini", 5_000, 450),
-    ],
-  },
-  {
-    gateway: "chat-prod",
-    route: "long-context",
-    weight: 0.1,
-    cache: true,
-    steps: [
-      step("google-ai-studio", "gemini-2.5-flash", 20_000, 1_400),
-      step("anthropic", "claude-sonnet-4-5", 20_000, 1_800),
-      step("openai", "gpt-4o", 20_000, 1_600),
-      step("mistral", "mistral-large-latest", 20_000, 1_500),
-    ],
-  },
-  {
-    gateway: "batch-dev",
-    route: "summarise",
-    weight: 0.15,
-    cache: true,
-    steps: [
-      step("openai", "gpt-4o-mini", 20_000, 700),
-      step("deepseek", "deepseek-chat", 20_000, 1_100),
-    ],
-  },
-];
-
-/** USD per million tokens, from Pulumi.dev.yaml. */
-const prices: Record<string, { input: number; output: number }> = {
-  "anthropic/claude-sonnet-4-5": { input: 3, output: 15 },
-  "openai/gpt-4o-mini": { input: 0.15, output: 0.6 },
-  "openai/gpt-4o": { input: 2.5, output: 10 },
-  "workers-ai/@cf/meta/llama-3.1-8b-instruct": { input: 0.28, output: 0.83 },
-  "groq/llama-3.1-8b-instant": { input: 0.05, output: 0.08 },
-  "google-ai-studio/gemini-2.5-flash": { input: 0.3, output: 2.5 },
-  "mistral/mistral-large-latest": { input: 2, output: 6 },
-  "deepseek/deepseek-chat": { input: 0.27, output: 1.1 },
-};
+export const demoRoutes: readonly Route[] = devStack.gateways.flatMap((gateway) =>
+  Object.entries(gateway.routes).map(([name, route]) => ({
+    gateway: gateway.id,
+    route: name,
+    weight: trafficWeights[`${gateway.id}/${name}`] ?? 0.05,
+    cache: gateway.cache.ttl > 0,
+    steps: route.steps.map((step) => ({
+      provider: step.provider,
+      model: step.model,
+      timeoutMs: step.timeoutMs ?? 30_000,
+      medianMs: medianLatencyMs[`${step.provider}/${step.model}`] ?? 800,
+    })),
+  })),
+);
 
 type Failure = { status: number; code: string; latencyMs: number };
 
-/** Small, fast, seedable PRNG (mulberry32). */
-export function createRandom(seed: number): () => number {
-  let state = seed >>> 0;
-  return () => {
-    state = (state + 0x6d2b79f5) >>> 0;
-    let t = state;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4_294_967_296;
-  };
-}
+/** The project's seeded PRNG (mulberry32), re-exported for the tests that generate data. */
+export const createRandom = createSeededRandom;
 
 /** Yields `count` events in time order. */
 export function* generateEvents(options: GenerateEventsOptions): Generator<CallEvent> {
