@@ -1,8 +1,8 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { generateEvents } from "../../scripts/generate-events.ts";
 import { aggregateEvents, maxAutoBuckets } from "../../src/analytics/aggregate.ts";
 import type { CallEvent } from "../../src/client/event.ts";
+import { generateEvents } from "../../tools/scripts/generate-events.ts";
 import {
   baseTime,
   dimensionsArbitrary,

@@ -1,8 +1,8 @@
 import { describe, expect, expectTypeOf, it } from "vitest";
 import type { z } from "zod";
-import { generateEvents } from "../../scripts/generate-events.ts";
 import { type callEventSchema, parseEventLine } from "../../src/analytics/event-schema.ts";
 import type { CallEvent } from "../../src/client/event.ts";
+import { generateEvents } from "../../tools/scripts/generate-events.ts";
 
 describe("callEventSchema", () => {
   it("reads exactly the CallEvent type", () => {

@@ -3,10 +3,10 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateEventLines, generateEvents } from "../../scripts/generate-events.ts";
 import { aggregateEvents } from "../../src/analytics/aggregate.ts";
 import { buildReport } from "../../src/analytics/report.ts";
 import { eventsFileSource } from "../../src/analytics/sources/events-file.ts";
+import { generateEventLines, generateEvents } from "../../tools/scripts/generate-events.ts";
 
 let directory = "";
 beforeAll(async () => {

@@ -11,11 +11,11 @@ import path from "node:path";
 import { pathToFileURL } from "node:url";
 import { type Browser, chromium } from "playwright-core";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateEvents } from "../../scripts/generate-events.ts";
 import { renderHtml } from "../../src/analytics/render/html.ts";
 import { buildReport, type Report } from "../../src/analytics/report.ts";
 import type { EventSource } from "../../src/analytics/sources/types.ts";
 import type { CallEvent } from "../../src/client/event.ts";
+import { generateEvents } from "../../tools/scripts/generate-events.ts";
 import { referenceFigures, referenceGroups } from "./reference.ts";
 
 const chromiumPath = "/usr/bin/chromium";

@@ -1,11 +1,11 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { createRandom } from "../../scripts/generate-events.ts";
 import {
   exactSampleLimit,
   LatencySketch,
   relativeAccuracy,
 } from "../../src/analytics/latency-sketch.ts";
+import { createRandom } from "../../tools/scripts/generate-events.ts";
 
 /** Nearest-rank quantile of a sorted array. */
 function nearestRank(sorted: readonly number[], q: number): number | undefined {

@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import { generateEvents } from "../../scripts/generate-events.ts";
 import { exactSampleLimit, relativeAccuracy } from "../../src/analytics/latency-sketch.ts";
 import { percent } from "../../src/analytics/render/format.ts";
 import {
@@ -12,6 +11,7 @@ import { buildReport, type Report } from "../../src/analytics/report.ts";
 import { parseCsvRecord } from "../../src/analytics/sources/csv.ts";
 import type { EventSource } from "../../src/analytics/sources/types.ts";
 import type { CallEvent } from "../../src/client/event.ts";
+import { generateEvents } from "../../tools/scripts/generate-events.ts";
 import {
   type ReferenceFigures,
   referenceFigures,

@@ -3,14 +3,14 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { Readable } from "node:stream";
 import { afterAll, afterEach, beforeAll, describe, expect, it, vi } from "vitest";
+import { AnalyticsError, type Report, ThresholdError } from "../../src/analytics/index.ts";
+import { reportCommand } from "../../src/cli/commands/report.ts";
+import { main } from "../../src/cli/main.ts";
 import {
   generateEventLines,
   generateEvents,
   writeEventLines,
-} from "../../scripts/generate-events.ts";
-import { AnalyticsError, type Report, ThresholdError } from "../../src/analytics/index.ts";
-import { reportCommand } from "../../src/cli/commands/report.ts";
-import { main } from "../../src/cli/main.ts";
+} from "../../tools/scripts/generate-events.ts";
 import { referenceFigures, referenceWindow } from "./reference.ts";
 
 const start = Date.parse("2026-05-01T00:00:00Z");

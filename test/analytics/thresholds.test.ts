@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { generateEvents } from "../../scripts/generate-events.ts";
 import { aggregateEvents } from "../../src/analytics/aggregate.ts";
 import { checkThresholds, parseThreshold } from "../../src/analytics/thresholds.ts";
+import { generateEvents } from "../../tools/scripts/generate-events.ts";
 
 describe("thresholds", () => {
   it("parses fractions and percentages for rates, plain numbers for the rest", () => {

@@ -3,7 +3,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { generateEvents, writeEventLines } from "../../scripts/generate-events.ts";
+import { generateEvents, writeEventLines } from "../../tools/scripts/generate-events.ts";
 
 const repoRoot = path.resolve(import.meta.dirname, "../..");
 let directory: string;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { measureClientBundle } from "../../scripts/client-size.ts";
+import { measureClientBundle } from "../../tools/scripts/client-size.ts";
 
 /** Modules the client may contain: its own (not the Node-only entry) and the dependency-free folders. */
 const allowed = /^src\/(client\/(?!node\/)|providers\/|routes\/|errors\/)/;

@@ -5,7 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { checkWorkerTypes } from "../../scripts/worker-types.ts";
+import { checkWorkerTypes } from "../../tools/scripts/worker-types.ts";
 import {
   buildWorkerBundle,
   type RunningWorker,

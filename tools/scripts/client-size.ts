@@ -5,7 +5,7 @@
  * that went in and any import left external, which must be none: the client depends on `fetch`
  * and web platform APIs only.
  *
- * Usage: `tsx scripts/client-size.ts [--json] [--max-gzip-bytes <n>]`
+ * Usage: `tsx tools/scripts/client-size.ts [--json] [--max-gzip-bytes <n>]`
  * (exit code 1 when the bundle imports anything external or is over the budget).
  */
 
@@ -24,7 +24,7 @@ export interface ClientBundleReport {
   readonly gzippedBytes: number;
 }
 
-const repositoryRoot = fileURLToPath(new URL("..", import.meta.url));
+const repositoryRoot = fileURLToPath(new URL("../..", import.meta.url));
 
 /**
  * Bundles and measures the client entry.

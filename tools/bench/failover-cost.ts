@@ -6,8 +6,12 @@
  * primary), and Portkey's fallback; each against calling the fallback directly through the same
  * path (a route of only the secondary).
  */
-import { callbackRecorder, createGatewayClient, type GatewayClient } from "../src/client/index.ts";
-import type { FaultKind } from "../src/emulator/mocks/index.ts";
+import {
+  callbackRecorder,
+  createGatewayClient,
+  type GatewayClient,
+} from "../../src/client/index.ts";
+import type { FaultKind } from "../../src/emulator/mocks/index.ts";
 import { accountId, benchKey, gatewayId, messages, primary, secondary } from "./fixtures.ts";
 import { portkeyCall, portkeyTargets } from "./gateway-throughput.ts";
 import { resetMocks, startEmulatorChild, startMocks, startPortkeyChild } from "./lab.ts";

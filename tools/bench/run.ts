@@ -4,7 +4,7 @@
  * BENCHMARKS.md (only the blocks it measured; hand-written text stays). Everything a benchmark
  * starts is stopped when it ends, passed or failed, and on Ctrl-C.
  *
- * Usage: `tsx bench/run.ts [--quick] [--only id,id] [--out BENCHMARKS.md]`
+ * Usage: `tsx tools/bench/run.ts [--quick] [--only id,id] [--out BENCHMARKS.md]`
  * A full run writes BENCHMARKS.md; `--quick` prints its blocks and writes only with `--out`.
  */
 import { readFile, writeFile } from "node:fs/promises";
@@ -32,7 +32,7 @@ export const benchmarks: readonly Benchmark[] = [
   sizes,
 ];
 
-const repositoryRoot = fileURLToPath(new URL("..", import.meta.url));
+const repositoryRoot = fileURLToPath(new URL("../..", import.meta.url));
 
 function progressLine(interactive: boolean) {
   let last = "";

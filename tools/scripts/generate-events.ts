@@ -7,7 +7,7 @@
  * deepseek), and recovery; plus client errors (400), caching and streaming.
  *
  * Usage:
- *   npx tsx scripts/generate-events.ts --count 1000000 --out events.jsonl [--seed 1]
+ *   npx tsx tools/scripts/generate-events.ts --count 1000000 --out events.jsonl [--seed 1]
  *     [--start 2026-05-01T00:00:00Z] [--span 1d] [--malformed-every 0]
  */
 
@@ -15,9 +15,9 @@ import { once } from "node:events";
 import { createWriteStream, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
-import type { CallEvent } from "../src/client/event.ts";
-import { parseConfigText } from "../src/config/index.ts";
-import { createSeededRandom } from "../src/emulator/mocks/random.ts";
+import type { CallEvent } from "../../src/client/event.ts";
+import { parseConfigText } from "../../src/config/index.ts";
+import { createSeededRandom } from "../../src/emulator/mocks/random.ts";
 
 export interface GenerateEventsOptions {
   /** Number of events. */
@@ -47,7 +47,7 @@ interface Route {
 
 /** The dev stack: its routes' steps and timeouts and its model prices drive the traffic. */
 const devStack = parseConfigText(
-  readFileSync(fileURLToPath(new URL("../Pulumi.dev.yaml", import.meta.url)), "utf8"),
+  readFileSync(fileURLToPath(new URL("../../Pulumi.dev.yaml", import.meta.url)), "utf8"),
   "Pulumi.dev.yaml",
 );
 const prices = devStack.models;
@@ -267,7 +267,7 @@ async function main(argv: string[]): Promise<void> {
     !spanMatch
   ) {
     console.error(
-      "Usage: npx tsx scripts/generate-events.ts --count <n> --out <file> [--seed 1] [--start ISO] [--span 1d] [--malformed-every 0]",
+      "Usage: npx tsx tools/scripts/generate-events.ts --count <n> --out <file> [--seed 1] [--start ISO] [--span 1d] [--malformed-every 0]",
     );
     process.exitCode = values.help ? 0 : 1;
     return;

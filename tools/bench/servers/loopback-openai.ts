@@ -8,7 +8,7 @@
 import { once } from "node:events";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { canonicalAnswer } from "../../src/emulator/mocks/index.ts";
+import { canonicalAnswer } from "../../../src/emulator/mocks/index.ts";
 
 /** A running loopback server. */
 export interface LoopbackServer {

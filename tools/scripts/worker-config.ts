@@ -4,10 +4,10 @@
  * secrets, exactly what Pulumi binds to the deployed Worker. `npm run worker:dev` passes it to
  * `wrangler dev`.
  *
- * Usage: `node --import tsx scripts/worker-config.ts [--stack dev | --file path]`
+ * Usage: `node --import tsx tools/scripts/worker-config.ts [--stack dev | --file path]`
  */
-import { workerConfigJson } from "../infra/worker-bindings.ts";
-import { loadConfig } from "../src/config/index.ts";
+import { workerConfigJson } from "../../infra/worker-bindings.ts";
+import { loadConfig } from "../../src/config/index.ts";
 
 const argumentsAfter = (flag: string) => {
   const index = process.argv.indexOf(flag);

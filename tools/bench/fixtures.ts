@@ -4,8 +4,8 @@
  * fallback, both spoken by mock providers in OpenAI's wire format), the prompt, the keys, and
  * the request bodies each gateway receives for that route.
  */
-import type { StepConfig } from "../src/config/index.ts";
-import { compileUniversalRequest, type UniversalStep } from "../src/routes/index.ts";
+import type { StepConfig } from "../../src/config/index.ts";
+import { compileUniversalRequest, type UniversalStep } from "../../src/routes/index.ts";
 
 export const accountId = "0123456789abcdef0123456789abcdef";
 export const gatewayId = "bench";

@@ -10,7 +10,7 @@ import {
   createGatewayClient,
   type FetchFunction,
   type GatewayClient,
-} from "../src/client/index.ts";
+} from "../../src/client/index.ts";
 import { accountId, benchKey, gatewayId, messages, secondary, universalBody } from "./fixtures.ts";
 import { startEmulatorChild, startMocks } from "./lab.ts";
 import { type Call, type LoadResult, runInterleaved } from "./load.ts";

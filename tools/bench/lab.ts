@@ -4,7 +4,7 @@
  * this process (so benchmarks can switch their faults), the emulator and Portkey's gateway in
  * child processes of their own, in front of those mocks.
  */
-import { type MockProviders, startMockProviders } from "../src/emulator/mocks/index.ts";
+import { type MockProviders, startMockProviders } from "../../src/emulator/mocks/index.ts";
 import type { Cleanup } from "./cleanup.ts";
 import { benchConfig, providers } from "./fixtures.ts";
 import type { ChildServer } from "./servers/child-server.ts";

@@ -1,15 +1,15 @@
 /**
  * @module
  * Benchmark 6: sizes. The thin client's entry bundled, minified and gzipped (the logic of
- * `scripts/client-size.ts`, imported), and the companion Worker's bundle as
+ * `tools/scripts/client-size.ts`, imported), and the companion Worker's bundle as
  * `wrangler deploy --dry-run` builds it: raw and gzipped, as we measure them and as wrangler
  * reports its upload.
  */
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
 import { gzipSync } from "node:zlib";
+import { buildWorkerBundle } from "../../src/demo/local-worker.ts";
 import { measureClientBundle } from "../scripts/client-size.ts";
-import { buildWorkerBundle } from "../src/demo/local-worker.ts";
 import { markdownTable } from "./markdown.ts";
 import { formatBytes, formatCount } from "./stats.ts";
 import { parseWranglerUpload } from "./tool-output.ts";

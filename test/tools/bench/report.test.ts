@@ -4,10 +4,15 @@
  * wrangler's and jq's output.
  */
 import { describe, expect, it } from "vitest";
-import type { MachineInfo } from "../../bench/machine.ts";
-import { commandFor, machineLine, sectionFor, summarySection } from "../../bench/report.ts";
-import { jqCalls, parseWranglerUpload } from "../../bench/tool-output.ts";
-import type { Benchmark, BenchResult } from "../../bench/types.ts";
+import type { MachineInfo } from "../../../tools/bench/machine.ts";
+import {
+  commandFor,
+  machineLine,
+  sectionFor,
+  summarySection,
+} from "../../../tools/bench/report.ts";
+import { jqCalls, parseWranglerUpload } from "../../../tools/bench/tool-output.ts";
+import type { Benchmark, BenchResult } from "../../../tools/bench/types.ts";
 
 const machine: MachineInfo = {
   cpuModel: "AMD EPYC 7B13",

@@ -5,9 +5,13 @@
  * front of the emulator; the same client calls go through the Worker (app token, the Worker
  * injects the provider keys) and straight to the emulator (keys in the request).
  */
-import { callbackRecorder, createGatewayClient, type GatewayClient } from "../src/client/index.ts";
-import { parseConfig } from "../src/config/index.ts";
-import { startLocalSystem } from "../src/demo/local-system.ts";
+import {
+  callbackRecorder,
+  createGatewayClient,
+  type GatewayClient,
+} from "../../src/client/index.ts";
+import { parseConfig } from "../../src/config/index.ts";
+import { startLocalSystem } from "../../src/demo/local-system.ts";
 import { accountId, benchConfig, gatewayId, messages, primary, secondary } from "./fixtures.ts";
 import { type Call, type LoadResult, runInterleaved } from "./load.ts";
 import { markdownTable } from "./markdown.ts";

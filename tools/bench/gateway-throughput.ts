@@ -5,7 +5,7 @@
  * first, OpenAI as fallback): healthy, then with the primary answering 503. A fixed number of
  * requests at fixed concurrency, in interleaved blocks; requests per second and p50/p99.
  */
-import type { MockProviders } from "../src/emulator/mocks/index.ts";
+import type { MockProviders } from "../../src/emulator/mocks/index.ts";
 import {
   accountId,
   benchKey,

@@ -9,7 +9,7 @@ import {
   endMarker,
   markdownTable,
   updateBenchmarksDocument,
-} from "../../bench/markdown.ts";
+} from "../../../tools/bench/markdown.ts";
 
 const order = [
   { id: "summary", heading: "" },

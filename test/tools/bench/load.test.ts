@@ -4,7 +4,7 @@
  * that is not recorded.
  */
 import { describe, expect, it } from "vitest";
-import { runInterleaved, runLoad } from "../../bench/load.ts";
+import { runInterleaved, runLoad } from "../../../tools/bench/load.ts";
 
 /** A clock the calls advance by hand. */
 function manualClock() {

@@ -5,8 +5,8 @@
  * Receives an {@link EmulatorChildSettings} message, answers `{ type: "listening", ... }`, stops
  * on SIGTERM or when the parent goes away.
  */
-import { parseConfig } from "../../src/config/index.ts";
-import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
+import { parseConfig } from "../../../src/config/index.ts";
+import { type Emulator, startEmulator } from "../../../src/emulator/index.ts";
 
 /** What the parent sends. */
 export interface EmulatorChildSettings {

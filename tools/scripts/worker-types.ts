@@ -7,7 +7,7 @@
  * regenerates them in a scratch copy of the inputs (same relative paths, so the output is byte
  * for byte comparable) and diffs the result against the committed file.
  *
- * Usage: `node --import tsx scripts/worker-types.ts [--check]` (npm run cf-typegen[:check]).
+ * Usage: `node --import tsx tools/scripts/worker-types.ts [--check]` (npm run cf-typegen[:check]).
  */
 import { execFile } from "node:child_process";
 import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
@@ -17,7 +17,7 @@ import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 
 const run = promisify(execFile);
-const projectRoot = fileURLToPath(new URL("..", import.meta.url));
+const projectRoot = fileURLToPath(new URL("../..", import.meta.url));
 const typesFile = "worker-configuration.d.ts";
 const secretsFile = "src/worker/secrets.example";
 const entry = "src/worker/index.ts";

@@ -12,7 +12,7 @@ import {
   ratio,
   summarize,
   throughput,
-} from "../../bench/stats.ts";
+} from "../../../tools/bench/stats.ts";
 
 describe("quantile", () => {
   it("interpolates between the closest ranks, like numpy's default", () => {
