@@ -102,7 +102,7 @@ export function parseStackConfig(
   try {
     return parseConfig(input, { source });
   } catch (error) {
-    if (!(error instanceof ConfigError)) throw error;
+    if (!ConfigError.isInstance(error)) throw error;
     throw sameErrorFromFile(error, stackFile, source) ?? error;
   }
 }
@@ -121,7 +121,7 @@ function sameErrorFromFile(
   try {
     parseConfigText(text, source);
   } catch (fileError) {
-    if (fileError instanceof ConfigError && sameIssues(fileError.issues, error.issues)) {
+    if (ConfigError.isInstance(fileError) && sameIssues(fileError.issues, error.issues)) {
       return fileError;
     }
   }

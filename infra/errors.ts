@@ -13,6 +13,7 @@ export type InfraErrorCode =
   | "worker_config_too_large";
 
 export class InfraError extends StepwiseError {
+  static override readonly kind: string = "stepwise.InfraError";
   override readonly code: InfraErrorCode;
 
   constructor(options: { code: InfraErrorCode; message: string; cause?: unknown }) {

@@ -14,6 +14,7 @@ export type AnalyticsErrorCode =
 
 /** A report could not be built. The message names the option or source and the fix. */
 export class AnalyticsError extends StepwiseError {
+  static override readonly kind: string = "stepwise.AnalyticsError";
   override readonly code: AnalyticsErrorCode;
 
   constructor(options: { code: AnalyticsErrorCode; message: string; cause?: unknown }) {
@@ -34,6 +35,7 @@ export interface ThresholdBreach {
 
 /** Thrown after the report is printed when at least one threshold was crossed (exit code 1). */
 export class ThresholdError extends StepwiseError {
+  static override readonly kind: string = "stepwise.ThresholdError";
   override readonly code = "analytics_threshold_crossed";
   readonly breaches: readonly ThresholdBreach[];
 

@@ -12,6 +12,7 @@ export type ConfigIssue = DocumentIssue;
 export type ConfigErrorCode = "config_invalid" | "config_not_found" | "config_unreadable";
 
 export class ConfigError extends StepwiseError {
+  static override readonly kind: string = "stepwise.ConfigError";
   override readonly code: ConfigErrorCode;
   readonly source: string;
   readonly issues: readonly ConfigIssue[];

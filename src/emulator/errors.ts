@@ -62,6 +62,7 @@ export function gatewayError(status: number, code: number, message: string): Gat
 
 /** Thrown inside request handling to answer with an `AiGatewayError`; never escapes the server. */
 export class GatewayRequestError extends StepwiseError {
+  static override readonly kind: string = "stepwise.GatewayRequestError";
   readonly status: number;
   readonly gatewayCode: number;
 
@@ -98,6 +99,7 @@ export const restErrorCodes = {
 
 /** Thrown inside REST handling to answer with the API envelope's `errors`. */
 export class RestRequestError extends StepwiseError {
+  static override readonly kind: string = "stepwise.RestRequestError";
   readonly status: number;
   readonly restCode: number;
 
@@ -111,6 +113,7 @@ export class RestRequestError extends StepwiseError {
 
 /** A failure starting the emulator: bad options or an upstream that cannot be resolved. */
 export class EmulatorError extends StepwiseError {
+  static override readonly kind: string = "stepwise.EmulatorError";
   constructor(message: string, cause?: unknown) {
     super({ code: "emulator_invalid_options", message, cause });
     this.name = "EmulatorError";

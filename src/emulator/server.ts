@@ -98,13 +98,13 @@ function answerError(
   if (response.headersSent) {
     // The answer already started; cutting the connection is the only honest signal left.
     response.destroy();
-    if (!(error instanceof GatewayRequestError || error instanceof RestRequestError)) {
+    if (!(GatewayRequestError.isInstance(error) || RestRequestError.isInstance(error))) {
       services.onError(error);
     }
     return;
   }
-  if (error instanceof RestRequestError) sendRestError(response, error);
-  else if (error instanceof GatewayRequestError) sendGatewayError(response, error.toResponse());
+  if (RestRequestError.isInstance(error)) sendRestError(response, error);
+  else if (GatewayRequestError.isInstance(error)) sendGatewayError(response, error.toResponse());
   else {
     services.onError(error);
     const body = gatewayError(500, gatewayErrorCodes.internal, "Internal emulator error");

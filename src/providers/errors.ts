@@ -18,6 +18,7 @@ export interface UnknownProviderErrorOptions {
 
 /** A provider slug that is neither built in nor a valid `custom-<slug>`. Code `unknown_provider`. */
 export class UnknownProviderError extends StepwiseError {
+  static override readonly kind: string = "stepwise.UnknownProviderError";
   readonly slug: string;
 
   constructor({ slug, knownSlugs, suggestion }: UnknownProviderErrorOptions) {
@@ -49,6 +50,7 @@ export interface ProviderResponseErrorOptions {
  * proxy answered instead of the provider.
  */
 export class ProviderResponseError extends StepwiseError {
+  static override readonly kind: string = "stepwise.ProviderResponseError";
   readonly provider: string;
 
   constructor({ provider, message, cause }: ProviderResponseErrorOptions) {

@@ -120,7 +120,7 @@ async function requireAppOrAdmin(request: Request, context: HandlerContext): Pro
     await authenticateApp(request, context);
     return;
   } catch (error) {
-    if (!(error instanceof WorkerError)) throw error;
+    if (!WorkerError.isInstance(error)) throw error;
   }
   try {
     await requireAdmin(request, context);

@@ -23,6 +23,7 @@ export interface WorkerErrorOptions {
 
 /** An error with an HTTP status, raised anywhere in the Worker and answered by `errorResponse`. */
 export class WorkerError extends StepwiseError {
+  static override readonly kind: string = "stepwise.WorkerError";
   readonly status: number;
   readonly headers: Readonly<Record<string, string>>;
 
@@ -68,14 +69,14 @@ export interface ErrorLogger {
  * and code, so nothing a caller sent (such as a key) can reach a log.
  */
 export function errorResponse(error: unknown, logger: ErrorLogger = console): Response {
-  if (error instanceof WorkerError) {
+  if (WorkerError.isInstance(error)) {
     return jsonResponse(
       { error: { code: error.code, message: error.message } },
       error.status,
       error.headers,
     );
   }
-  if (error instanceof ConfigError) {
+  if (ConfigError.isInstance(error)) {
     logger.error(`stepwise worker: STEPWISE_CONFIG is invalid (${error.issues.length} problem(s))`);
     return jsonResponse({ error: { code: "config_invalid", message: error.message } }, 503);
   }

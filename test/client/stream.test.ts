@@ -169,7 +169,7 @@ describe("client.stream", () => {
       })(),
     );
     expect(AbortedError.isInstance(error)).toBe(true);
-    await expect(stream.result).rejects.toSatisfy(AbortedError.isInstance);
+    await expect(stream.result).rejects.toSatisfy((error) => AbortedError.isInstance(error));
     expect(recorder.events[0]).toMatchObject({ errorCode: "aborted", streamed: true });
   });
 
@@ -178,7 +178,7 @@ describe("client.stream", () => {
     const { client, recorder } = testClient();
     const stream = client.stream({ route: "default", messages });
     for await (const delta of stream) if (delta.type === "text") break;
-    await expect(stream.result).rejects.toSatisfy(AbortedError.isInstance);
+    await expect(stream.result).rejects.toSatisfy((error) => AbortedError.isInstance(error));
     expect(recorder.events).toHaveLength(1);
     expect(recorder.events[0]).toMatchObject({ errorCode: "aborted", ok: false });
   });

@@ -176,7 +176,7 @@ function logsApiError(
   options: GatewayLogsOptions,
   apiError: abstract new (...args: never[]) => APIError,
 ): AnalyticsError {
-  if (error instanceof AnalyticsError) return error;
+  if (AnalyticsError.isInstance(error)) return error;
   const where = `gateway ${options.gatewayId} in account ${options.accountId}`;
   if (error instanceof apiError && error.status !== undefined) {
     const hint =

@@ -43,6 +43,7 @@ interface DevOptions extends ConfigSourceOptions {
 
 /** A bad `dev` flag, with what to write instead. Code `dev_invalid_option`. */
 export class DevOptionError extends StepwiseError {
+  static override readonly kind: string = "stepwise.DevOptionError";
   constructor(message: string) {
     super({ code: "dev_invalid_option", message });
     this.name = "DevOptionError";

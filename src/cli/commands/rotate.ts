@@ -32,6 +32,7 @@ interface RotateOptions {
 
 /** A rotation that could not be done, with what to do about it. Code `rotate_failed`. */
 export class RotateError extends StepwiseError {
+  static override readonly kind: string = "stepwise.RotateError";
   constructor(message: string, cause?: unknown) {
     super({ code: "rotate_failed", message, cause });
     this.name = "RotateError";

@@ -30,7 +30,7 @@ export function validateCommand(): Command {
             : summarise(config, source),
         );
       } catch (error) {
-        if (!(error instanceof ConfigError) || !options.json) throw error;
+        if (!ConfigError.isInstance(error) || !options.json) throw error;
         console.log(
           JSON.stringify(
             { ok: false, source: error.source, code: error.code, issues: error.issues },

@@ -5,17 +5,7 @@
  * the subclass from the status, so callers never map statuses by hand.
  */
 
-import {
-  errorMarker,
-  GatewayError,
-  hasMarker,
-  type StepReference,
-  withStep,
-} from "./gateway-error.ts";
-
-const apiCallMarker = errorMarker("ApiCallError");
-const authenticationMarker = errorMarker("AuthenticationError");
-const rateLimitedMarker = errorMarker("RateLimitedError");
+import { GatewayError, type StepReference, withStep } from "./gateway-error.ts";
 
 /** Longest response body kept on an error, in characters. */
 export const maxResponseBodyLength = 4_000;
@@ -70,7 +60,7 @@ function stepLabel(step: StepReference | undefined): string {
  * if (ApiCallError.isInstance(error)) console.log(error.status, error.logId, error.responseBody);
  */
 export class ApiCallError extends GatewayError {
-  readonly [apiCallMarker] = true;
+  static override readonly kind: string = "stepwise.ApiCallError";
   readonly status: number;
   readonly url: string;
   readonly requestId: string | undefined;
@@ -97,10 +87,6 @@ export class ApiCallError extends GatewayError {
     this.logId = options.logId;
     this.responseBody = options.responseBody?.slice(0, maxResponseBodyLength);
     this.errorType = options.errorType;
-  }
-
-  static override isInstance(error: unknown): error is ApiCallError {
-    return hasMarker(error, apiCallMarker);
   }
 
   /**
@@ -143,7 +129,7 @@ function optionalRequestId(requestId: string | undefined): { requestId?: string 
  * `authentication_failed`; not retryable.
  */
 export class AuthenticationError extends ApiCallError {
-  readonly [authenticationMarker] = true;
+  static override readonly kind: string = "stepwise.AuthenticationError";
 
   constructor(options: ApiCallErrorOptions) {
     const detail = options.detail === undefined ? "" : ` (${options.detail})`;
@@ -160,10 +146,6 @@ export class AuthenticationError extends ApiCallError {
     );
     this.name = "AuthenticationError";
   }
-
-  static override isInstance(error: unknown): error is AuthenticationError {
-    return hasMarker(error, authenticationMarker);
-  }
 }
 
 /** Options for {@link RateLimitedError}. */
@@ -174,7 +156,7 @@ export interface RateLimitedErrorOptions extends ApiCallErrorOptions {
 
 /** The gateway or a provider rate-limited the call (429). Code `rate_limited`; retryable. */
 export class RateLimitedError extends ApiCallError {
-  readonly [rateLimitedMarker] = true;
+  static override readonly kind: string = "stepwise.RateLimitedError";
   /** How long the server asked to wait, when it said. */
   readonly retryAfterMs: number | undefined;
 
@@ -193,10 +175,6 @@ export class RateLimitedError extends ApiCallError {
     );
     this.name = "RateLimitedError";
     this.retryAfterMs = options.retryAfterMs;
-  }
-
-  static override isInstance(error: unknown): error is RateLimitedError {
-    return hasMarker(error, rateLimitedMarker);
   }
 }
 

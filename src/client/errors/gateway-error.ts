@@ -1,13 +1,10 @@
 /**
  * @module
- * The base of the client's error tree, {@link GatewayError}, and the marker helper that makes
- * `isInstance` work across duplicate copies of the package (it checks a `Symbol.for` marker
- * instead of the prototype chain).
+ * The base of the client's error tree, {@link GatewayError}, and helpers the errors share.
+ * `isInstance` (see `src/errors`) works across duplicate copies of the package.
  */
 
 import { StepwiseError } from "../../errors/index.ts";
-
-const gatewayMarker = Symbol.for("stepwise.client.GatewayError");
 
 /** The route step an error is about: its index in the route, provider and model. */
 export interface StepReference {
@@ -35,7 +32,7 @@ export interface GatewayErrorOptions {
  * catch (error) { if (GatewayError.isInstance(error) && error.isRetryable) scheduleRetry(); }
  */
 export class GatewayError extends StepwiseError {
-  readonly [gatewayMarker] = true;
+  static override readonly kind: string = "stepwise.GatewayError";
   /** True when another attempt (or a later call) may succeed. */
   readonly isRetryable: boolean;
   /** The route step this error is about, when known. */
@@ -47,21 +44,6 @@ export class GatewayError extends StepwiseError {
     this.isRetryable = isRetryable;
     this.step = step;
   }
-
-  /** True for any client error, from any copy of the package. */
-  static override isInstance(error: unknown): error is GatewayError {
-    return hasMarker(error, gatewayMarker);
-  }
-}
-
-/** The `Symbol.for` marker of one error class. */
-export function errorMarker(className: string): symbol {
-  return Symbol.for(`stepwise.client.${className}`);
-}
-
-/** True when `error` carries `marker`. */
-export function hasMarker(error: unknown, marker: symbol): boolean {
-  return typeof error === "object" && error !== null && marker in error;
 }
 
 /** A short description of a thrown value, for messages. */

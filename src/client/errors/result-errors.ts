@@ -6,18 +6,7 @@
  * ({@link OutputRejectedError}).
  */
 
-import {
-  errorMarker,
-  GatewayError,
-  hasMarker,
-  type StepReference,
-  withStep,
-} from "./gateway-error.ts";
-
-const invalidResponseMarker = errorMarker("InvalidResponseError");
-const incompleteStreamMarker = errorMarker("IncompleteStreamError");
-const allStepsFailedMarker = errorMarker("AllStepsFailedError");
-const outputRejectedMarker = errorMarker("OutputRejectedError");
+import { GatewayError, type StepReference, withStep } from "./gateway-error.ts";
 
 /** Options for {@link InvalidResponseError}. */
 export interface InvalidResponseErrorOptions {
@@ -33,7 +22,7 @@ export interface InvalidResponseErrorOptions {
  * event that is not JSON. Code `invalid_response`; retryable (a later step may answer properly).
  */
 export class InvalidResponseError extends GatewayError {
-  readonly [invalidResponseMarker] = true;
+  static override readonly kind: string = "stepwise.InvalidResponseError";
   readonly url: string;
   readonly status: number;
 
@@ -42,10 +31,6 @@ export class InvalidResponseError extends GatewayError {
     this.name = "InvalidResponseError";
     this.url = url;
     this.status = status;
-  }
-
-  static override isInstance(error: unknown): error is InvalidResponseError {
-    return hasMarker(error, invalidResponseMarker);
   }
 }
 
@@ -63,7 +48,7 @@ export interface IncompleteStreamErrorOptions {
  * treated as a success: the answer may be cut mid-sentence. Code `incomplete_stream`; retryable.
  */
 export class IncompleteStreamError extends GatewayError {
-  readonly [incompleteStreamMarker] = true;
+  static override readonly kind: string = "stepwise.IncompleteStreamError";
   readonly url: string;
   readonly receivedCharacters: number;
 
@@ -82,10 +67,6 @@ export class IncompleteStreamError extends GatewayError {
     this.name = "IncompleteStreamError";
     this.url = url;
     this.receivedCharacters = receivedCharacters;
-  }
-
-  static override isInstance(error: unknown): error is IncompleteStreamError {
-    return hasMarker(error, incompleteStreamMarker);
   }
 }
 
@@ -108,7 +89,7 @@ export interface StepFailure extends StepReference {
  * }
  */
 export class AllStepsFailedError extends GatewayError {
-  readonly [allStepsFailedMarker] = true;
+  static override readonly kind: string = "stepwise.AllStepsFailedError";
   /** One entry per step tried, in the order tried. */
   readonly steps: readonly StepFailure[];
 
@@ -134,10 +115,6 @@ export class AllStepsFailedError extends GatewayError {
     this.name = "AllStepsFailedError";
     this.steps = steps;
   }
-
-  static override isInstance(error: unknown): error is AllStepsFailedError {
-    return hasMarker(error, allStepsFailedMarker);
-  }
 }
 
 /** One answer the validator refused. */
@@ -155,7 +132,7 @@ export interface OutputRejection {
  * `output_rejected`; not retryable.
  */
 export class OutputRejectedError extends GatewayError {
-  readonly [outputRejectedMarker] = true;
+  static override readonly kind: string = "stepwise.OutputRejectedError";
   readonly rejections: readonly OutputRejection[];
 
   constructor({ rejections }: { readonly rejections: readonly OutputRejection[] }) {
@@ -176,10 +153,6 @@ export class OutputRejectedError extends GatewayError {
     });
     this.name = "OutputRejectedError";
     this.rejections = rejections;
-  }
-
-  static override isInstance(error: unknown): error is OutputRejectedError {
-    return hasMarker(error, outputRejectedMarker);
   }
 }
 

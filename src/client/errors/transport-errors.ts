@@ -5,23 +5,11 @@
  * ({@link DeadlineExceededError}), or the caller aborted ({@link AbortedError}).
  */
 
-import {
-  describeCause,
-  errorMarker,
-  GatewayError,
-  hasMarker,
-  type StepReference,
-  withStep,
-} from "./gateway-error.ts";
-
-const networkMarker = errorMarker("NetworkError");
-const timeoutMarker = errorMarker("TimeoutError");
-const deadlineMarker = errorMarker("DeadlineExceededError");
-const abortedMarker = errorMarker("AbortedError");
+import { describeCause, GatewayError, type StepReference, withStep } from "./gateway-error.ts";
 
 /** `fetch` itself failed: DNS, a refused or reset connection. Code `network_error`; retryable. */
 export class NetworkError extends GatewayError {
-  readonly [networkMarker] = true;
+  static override readonly kind: string = "stepwise.NetworkError";
   readonly url: string;
 
   constructor({ url, cause }: { readonly url: string; readonly cause?: unknown }) {
@@ -35,10 +23,6 @@ export class NetworkError extends GatewayError {
     });
     this.name = "NetworkError";
     this.url = url;
-  }
-
-  static override isInstance(error: unknown): error is NetworkError {
-    return hasMarker(error, networkMarker);
   }
 }
 
@@ -56,7 +40,7 @@ export interface TimeoutErrorOptions {
  * `streamIdleTimeoutMs`. Code `timeout`; retryable.
  */
 export class TimeoutError extends GatewayError {
-  readonly [timeoutMarker] = true;
+  static override readonly kind: string = "stepwise.TimeoutError";
   readonly timeoutMs: number;
   readonly url: string;
   readonly phase: "attempt" | "stream-idle";
@@ -71,10 +55,6 @@ export class TimeoutError extends GatewayError {
     this.timeoutMs = timeoutMs;
     this.url = url;
     this.phase = phase;
-  }
-
-  static override isInstance(error: unknown): error is TimeoutError {
-    return hasMarker(error, timeoutMarker);
   }
 }
 
@@ -92,7 +72,7 @@ export interface DeadlineExceededErrorOptions {
  * `deadline_exceeded`; retryable, since a new call gets a fresh deadline.
  */
 export class DeadlineExceededError extends GatewayError {
-  readonly [deadlineMarker] = true;
+  static override readonly kind: string = "stepwise.DeadlineExceededError";
   readonly deadlineMs: number;
   readonly attempts: number;
 
@@ -109,15 +89,11 @@ export class DeadlineExceededError extends GatewayError {
     this.deadlineMs = deadlineMs;
     this.attempts = attempts;
   }
-
-  static override isInstance(error: unknown): error is DeadlineExceededError {
-    return hasMarker(error, deadlineMarker);
-  }
 }
 
 /** The caller's `AbortSignal` fired; every wait and request stopped. Code `aborted`. */
 export class AbortedError extends GatewayError {
-  readonly [abortedMarker] = true;
+  static override readonly kind: string = "stepwise.AbortedError";
 
   constructor({ cause }: { readonly cause?: unknown } = {}) {
     super({
@@ -127,9 +103,5 @@ export class AbortedError extends GatewayError {
       cause,
     });
     this.name = "AbortedError";
-  }
-
-  static override isInstance(error: unknown): error is AbortedError {
-    return hasMarker(error, abortedMarker);
   }
 }

@@ -4,14 +4,11 @@
  * the client cannot work with ({@link InvalidOptionsError}, thrown before anything is sent).
  */
 
-import { errorMarker, GatewayError, hasMarker } from "./gateway-error.ts";
-
-const unknownRouteMarker = errorMarker("UnknownRouteError");
-const configurationMarker = errorMarker("InvalidOptionsError");
+import { GatewayError } from "./gateway-error.ts";
 
 /** The call named a route the client was not given. Code `unknown_route`. */
 export class UnknownRouteError extends GatewayError {
-  readonly [unknownRouteMarker] = true;
+  static override readonly kind: string = "stepwise.UnknownRouteError";
   readonly route: string;
 
   constructor({
@@ -29,10 +26,6 @@ export class UnknownRouteError extends GatewayError {
     this.name = "UnknownRouteError";
     this.route = route;
   }
-
-  static override isInstance(error: unknown): error is UnknownRouteError {
-    return hasMarker(error, unknownRouteMarker);
-  }
 }
 
 /**
@@ -40,14 +33,10 @@ export class UnknownRouteError extends GatewayError {
  * and by a call for bad call options, before anything is sent. Code `invalid_options`.
  */
 export class InvalidOptionsError extends GatewayError {
-  readonly [configurationMarker] = true;
+  static override readonly kind: string = "stepwise.InvalidOptionsError";
 
   constructor({ message, cause }: { readonly message: string; readonly cause?: unknown }) {
     super({ code: "invalid_options", message, isRetryable: false, cause });
     this.name = "InvalidOptionsError";
-  }
-
-  static override isInstance(error: unknown): error is InvalidOptionsError {
-    return hasMarker(error, configurationMarker);
   }
 }

@@ -38,7 +38,7 @@ export async function readRequestBody(
       chunks.push(buffer);
     }
   } catch (error) {
-    if (error instanceof GatewayRequestError) throw error;
+    if (GatewayRequestError.isInstance(error)) throw error;
     throw GatewayRequestError.invalid("The request body could not be read (connection closed).");
   }
   return Buffer.concat(chunks);

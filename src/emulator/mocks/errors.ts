@@ -26,6 +26,7 @@ export interface FaultScheduleErrorOptions {
 
 /** A fault schedule that cannot be used. The message lists every issue with its field path. */
 export class FaultScheduleError extends StepwiseError {
+  static override readonly kind: string = "stepwise.FaultScheduleError";
   override readonly code: FaultScheduleErrorCode;
   readonly source: string;
   readonly issues: readonly FaultScheduleIssue[];
