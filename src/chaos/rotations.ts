@@ -8,8 +8,8 @@
  * counting provider attempts refused for their key.
  */
 import { randomBytes } from "node:crypto";
-import { rotateKey } from "../cli/commands/rotate.ts";
 import type { MockProviders } from "../emulator/mocks/index.ts";
+import { rotateKey } from "../worker-admin/index.ts";
 import type { Secret } from "./leak-scanner.ts";
 
 export interface RotatorOptions {

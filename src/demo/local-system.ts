@@ -5,9 +5,9 @@
  * Applications talk to the Worker; the Worker injects keys and forwards to the emulator.
  */
 import { randomBytes } from "node:crypto";
-import { rotateKey } from "../cli/commands/rotate.ts";
 import type { StepwiseConfig } from "../config/index.ts";
 import { type Emulator, startEmulator } from "../emulator/index.ts";
+import { createAppToken, rotateKey } from "../worker-admin/index.ts";
 import {
   buildWorkerBundle,
   type RunningWorker,
@@ -84,7 +84,12 @@ export async function startLocalSystem(options: StartLocalSystemOptions): Promis
         fetch,
       });
     }
-    const appToken = await createAppToken(running.url, adminToken);
+    const { token: appToken } = await createAppToken({
+      workerUrl: running.url,
+      token: adminToken,
+      name: "stepwise-demo",
+      rateLimit: { limit: 100_000, windowSeconds: 60 },
+    });
     const builtBundle = bundle;
     return {
       emulator,
@@ -126,22 +131,4 @@ export async function startLocalSystem(options: StartLocalSystemOptions): Promis
     await bundle?.remove();
     throw error;
   }
-}
-
-async function createAppToken(workerUrl: string, adminToken: string): Promise<string> {
-  const response = await fetch(`${workerUrl}/app-tokens`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-    body: JSON.stringify({
-      name: "stepwise-demo",
-      rateLimit: { limit: 100_000, windowSeconds: 60 },
-    }),
-  });
-  const body = (await response.json()) as { token?: string; error?: { message: string } };
-  if (response.status !== 201 || typeof body.token !== "string") {
-    throw new Error(
-      `the Worker did not create an app token (${response.status}): ${body.error?.message ?? "no reason given"}`,
-    );
-  }
-  return body.token;
 }

@@ -5,10 +5,11 @@
  * secondary serve (`cf-aig-step: 1`); rotating the right key back in makes the primary serve.
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { rotateCommand, rotateKey } from "../../src/cli/commands/rotate.ts";
+import { rotateCommand } from "../../src/cli/commands/rotate.ts";
 import { parseConfig, type StepwiseConfig } from "../../src/config/index.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import { compileUniversalRequest } from "../../src/routes/index.ts";
+import { createAppToken, rotateKey } from "../../src/worker-admin/index.ts";
 import {
   buildWorkerBundle,
   type RunningWorker,
@@ -60,13 +61,8 @@ beforeAll(async () => {
     GATEWAY_URL: emulator.url,
     STEPWISE_CONFIG: JSON.stringify(config),
   });
-  const created = await fetch(`${worker.url}/app-tokens`, {
-    method: "POST",
-    headers: { authorization: `Bearer ${adminToken}`, "content-type": "application/json" },
-    body: JSON.stringify({ name: "e2e" }),
-  });
-  expect(created.status).toBe(201);
-  appToken = ((await created.json()) as { token: string }).token;
+  appToken = (await createAppToken({ workerUrl: worker.url, token: adminToken, name: "e2e" }))
+    .token;
 }, 120_000);
 
 afterAll(async () => {

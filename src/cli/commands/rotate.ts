@@ -9,6 +9,7 @@ import { readFile } from "node:fs/promises";
 import { Command, Option } from "commander";
 import pc from "picocolors";
 import { StepwiseError } from "../../errors/index.ts";
+import { type RotatedVersion, rotateKey } from "../../worker-admin/index.ts";
 
 /** What the command reads from its surroundings; injectable for tests. */
 export interface RotateDependencies {
@@ -107,67 +108,6 @@ export async function readKey(keyFile: string, readStdin: () => Promise<string>)
   return key;
 }
 
-/** What `rotateKey` sends. */
-export interface RotateKeyInput {
-  readonly workerUrl: string;
-  readonly provider: string;
-  readonly key: string;
-  readonly token: string;
-  readonly label: string;
-  readonly expiresAt?: string;
-  readonly fetch: typeof fetch;
-}
-
-/** The new version's metadata, as the Worker returns it. */
-export interface RotatedVersion {
-  readonly provider: string;
-  readonly version: string;
-  readonly fingerprint: string;
-  readonly label: string;
-  readonly rotatedAt: string;
-  readonly expiresAt: string | null;
-}
-
-/** `PUT {workerUrl}/keys/{provider}`. @throws {RotateError} with the Worker's reason. */
-export async function rotateKey(input: RotateKeyInput): Promise<RotatedVersion> {
-  let url: URL;
-  try {
-    url = new URL(`keys/${encodeURIComponent(input.provider)}`, withSlash(input.workerUrl));
-  } catch (error) {
-    throw new RotateError(
-      `${input.workerUrl} is not a URL: pass the Worker's https:// URL.`,
-      error,
-    );
-  }
-  const body: Record<string, string> = { key: input.key, label: input.label };
-  if (input.expiresAt !== undefined) body.expiresAt = input.expiresAt;
-  let response: Response;
-  try {
-    response = await input.fetch(url, {
-      method: "PUT",
-      headers: { authorization: `Bearer ${input.token}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
-    });
-  } catch (error) {
-    throw new RotateError(
-      `Could not reach the Worker at ${url.origin}: check --worker and your network.`,
-      error,
-    );
-  }
-  const text = await response.text();
-  const json = parseJson(text);
-  if (response.status === 201 && isRotatedVersion(json)) return json;
-  const error = (json as { error?: { code?: string; message?: string } } | undefined)?.error;
-  const reason = error?.message ?? `an unexpected ${response.status} answer`;
-  const hint =
-    response.status === 401
-      ? " Check STEPWISE_ROTATE_TOKEN against the Worker's ROTATE_TOKEN secret."
-      : "";
-  throw new RotateError(
-    `The Worker refused the rotation (${response.status}${error?.code ? ` ${error.code}` : ""}): ${reason}${hint}`,
-  );
-}
-
 function describe(metadata: RotatedVersion): string {
   const expires = metadata.expiresAt === null ? "does not expire" : `expires ${metadata.expiresAt}`;
   return [
@@ -177,27 +117,6 @@ function describe(metadata: RotatedVersion): string {
       "  Readers at other locations switch within about 60 s; the previous key stays valid meanwhile.",
     ),
   ].join("\n");
-}
-
-function isRotatedVersion(value: unknown): value is RotatedVersion {
-  return (
-    typeof value === "object" &&
-    value !== null &&
-    typeof (value as RotatedVersion).version === "string" &&
-    typeof (value as RotatedVersion).fingerprint === "string"
-  );
-}
-
-function parseJson(text: string): unknown {
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function withSlash(url: string): string {
-  return url.endsWith("/") ? url : `${url}/`;
 }
 
 async function readProcessStdin(): Promise<string> {
