@@ -3,7 +3,7 @@
  * The `--stack` / `--file` options every command that reads the config shares.
  */
 import { type Command, Option } from "commander";
-import { type LoadedConfig, loadConfig } from "../config/index.ts";
+import type { LoadedConfig } from "../config/index.ts";
 
 export interface ConfigSourceOptions {
   stack?: string;
@@ -21,11 +21,15 @@ export function withConfigOptions(command: Command): Command {
     );
 }
 
-/** Loads the config the user pointed at. Throws `ConfigError` with every problem. */
-export function loadConfigFrom(
+/**
+ * Loads the config the user pointed at. Throws `ConfigError` with every problem. The config
+ * module (zod, yaml) loads here, when a command runs, not when `stepwise --help` starts.
+ */
+export async function loadConfigFrom(
   options: ConfigSourceOptions,
   cwd: string = process.cwd(),
 ): Promise<LoadedConfig> {
+  const { loadConfig } = await import("../config/index.ts");
   return options.file
     ? loadConfig({ file: options.file, cwd })
     : loadConfig({ stack: options.stack ?? "dev", cwd });

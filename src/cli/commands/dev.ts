@@ -5,18 +5,9 @@
  */
 import { Command, Option } from "commander";
 import pc from "picocolors";
-import {
-  defaultGatewayToken,
-  type Emulator,
-  type EmulatorOptions,
-  startEmulator,
-} from "../../emulator/index.ts";
-import {
-  type FaultRule,
-  type FaultSchedule,
-  loadFaultSchedule,
-  parseFaultFlag,
-} from "../../emulator/mocks/index.ts";
+import type { Emulator, EmulatorOptions } from "../../emulator/index.ts";
+import type { FaultRule, FaultSchedule } from "../../emulator/mocks/index.ts";
+import { defaultGatewayToken } from "../../emulator/options.ts";
 import { StepwiseError } from "../../errors/index.ts";
 import { type ConfigSourceOptions, loadConfigFrom, withConfigOptions } from "../config-options.ts";
 
@@ -92,7 +83,8 @@ export function devCommand(dependencies: DevDependencies = {}): Command {
       const upstreams = readUpstreams(options.upstream);
       const faults = await readFaults(options);
       const gatewayToken = env.STEPWISE_GATEWAY_TOKEN || undefined;
-      const start = dependencies.start ?? startEmulator;
+      // The emulator loads when the command runs, not when `stepwise --help` starts.
+      const start = dependencies.start ?? (await import("../../emulator/index.ts")).startEmulator;
       const emulator = await start({
         config,
         port,
@@ -140,6 +132,7 @@ function readUpstreams(flags: readonly string[]): Record<string, string> {
 }
 
 async function readFaults(options: DevOptions): Promise<FaultSchedule | undefined> {
+  const { loadFaultSchedule, parseFaultFlag } = await import("../../emulator/mocks/index.ts");
   const fromFile = options.faults ? await loadFaultSchedule(options.faults) : undefined;
   const fromFlags: FaultRule[] = options.fault.map(parseFaultFlag);
   if (!fromFile && fromFlags.length === 0) return undefined;

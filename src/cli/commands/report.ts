@@ -7,25 +7,9 @@
 import { writeFile } from "node:fs/promises";
 import { Command, Option } from "commander";
 import pc from "picocolors";
-import {
-  AnalyticsError,
-  analyticsEngineSource,
-  buildReport,
-  type Dimension,
-  type EventSource,
-  eventsFileSource,
-  gatewayLogsSource,
-  parseBucket,
-  parseCompareWindow,
-  parseThreshold,
-  parseWindow,
-  renderCsv,
-  renderHtml,
-  renderJson,
-  renderTable,
-  ThresholdError,
-  thresholdMetrics,
-} from "../../analytics/index.ts";
+import { AnalyticsError } from "../../analytics/errors.ts";
+import type { Dimension, EventSource, parseWindow } from "../../analytics/index.ts";
+import { thresholdMetrics } from "../../analytics/thresholds.ts";
 
 /** What the command reads from its surroundings; tests inject these. */
 export interface ReportCommandDependencies {
@@ -129,6 +113,19 @@ export function reportCommand(dependencies: ReportCommandDependencies = {}): Com
     .option("--per-page <n>", "logs: records per page", "50")
     .addHelpText("after", examples)
     .action(async (input: string | undefined, options: ReportOptions) => {
+      // The analytics load when the command runs, not when `stepwise --help` starts.
+      const {
+        buildReport,
+        parseBucket,
+        parseCompareWindow,
+        parseThreshold,
+        parseWindow,
+        renderCsv,
+        renderHtml,
+        renderJson,
+        renderTable,
+        ThresholdError,
+      } = await import("../../analytics/index.ts");
       const now = (dependencies.now ?? Date.now)();
       const write = dependencies.write ?? ((text: string) => process.stdout.write(text));
       const window = parseWindow(options.since, options.until, now);
@@ -136,7 +133,8 @@ export function reportCommand(dependencies: ReportCommandDependencies = {}): Com
         ...options.failAbove.map((text) => parseThreshold(text, "above")),
         ...options.failBelow.map((text) => parseThreshold(text, "below")),
       ];
-      const report = await buildReport(openSource(input, options, window, dependencies), {
+      const source = await openSource(input, options, window, dependencies);
+      const report = await buildReport(source, {
         dimensions: parseDimensions(options.by),
         window,
         bucketMs: options.bucket === undefined ? null : parseBucket(options.bucket),
@@ -160,12 +158,15 @@ export function reportCommand(dependencies: ReportCommandDependencies = {}): Com
     });
 }
 
-function openSource(
+async function openSource(
   input: string | undefined,
   options: ReportOptions,
   window: ReturnType<typeof parseWindow>,
   dependencies: ReportCommandDependencies,
-): EventSource {
+): Promise<EventSource> {
+  const { analyticsEngineSource, eventsFileSource, gatewayLogsSource } = await import(
+    "../../analytics/sources/index.ts"
+  );
   const env = dependencies.env ?? process.env;
   if (options.source === "logs") {
     if (input !== undefined)

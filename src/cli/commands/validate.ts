@@ -4,7 +4,7 @@
  */
 import { Command } from "commander";
 import pc from "picocolors";
-import { ConfigError, type StepwiseConfig } from "../../config/index.ts";
+import type { StepwiseConfig } from "../../config/index.ts";
 import { type ConfigSourceOptions, loadConfigFrom, withConfigOptions } from "../config-options.ts";
 
 interface ValidateOptions extends ConfigSourceOptions {
@@ -30,6 +30,7 @@ export function validateCommand(): Command {
             : summarise(config, source),
         );
       } catch (error) {
+        const { ConfigError } = await import("../../config/errors.ts");
         if (!ConfigError.isInstance(error) || !options.json) throw error;
         console.log(
           JSON.stringify(
