@@ -1,0 +1,261 @@
+/**
+ * @module
+ * The Workers Analytics Engine data point of one proxied call: the one place that says which
+ * column holds what. The companion Worker writes points with {@link encodeCallPoint}; `stepwise
+ * report` reads rows (export files, the SQL API) with {@link decodeCallRow} and builds its SQL from
+ * {@link callPointColumns}, so writer and reader cannot drift apart.
+ *
+ * | column      | field        | meaning                                                        |
+ * |-------------|--------------|----------------------------------------------------------------|
+ * | `index1`    | gateway      | sampling key: Analytics Engine samples per index               |
+ * | `blob1`     | gateway      | gateway id                                                     |
+ * | `blob2`     | route        | route name (the client's `cf-aig-metadata` `route`, or `dynamic/<route>`) |
+ * | `blob3`     | provider     | provider that served, or the last tried; empty when unknown    |
+ * | `blob4`     | model        | model that served, or the last tried; empty when unknown       |
+ * | `blob5`     | errorCode    | stable error code when the call failed; empty when ok          |
+ * | `blob6`     | cacheStatus  | `HIT`, `MISS`, or empty                                        |
+ * | `blob7`     | app          | id of the app token that made the call                         |
+ * | `blob8`     | mode         | `universal`, `dynamic`, `provider` or `compat`                 |
+ * | `blob9`     | keySource    | where the injected key came from (`current`, `previous`, `byok`, `missing`) |
+ * | `blob10`    | eventId      | `cf-aig-event-id` of the call (joins with client events and gateway logs) |
+ * | `blob11–15` | metadata     | up to five `cf-aig-metadata` entries as `key=value`, sorted by key |
+ * | `double1`   | step         | 0-based step that served; −1 when none did                     |
+ * | `double2`   | status       | HTTP status answered to the app; 0 when the gateway was unreachable |
+ * | `double3`   | latencyMs    | time to the gateway's first byte, ms                           |
+ * | `double4`   | ok           | 1 when the call succeeded (2xx and no error code), else 0      |
+ * | `double5`   | tokensIn     | input tokens; −1 when unknown                                  |
+ * | `double6`   | tokensOut    | output tokens; −1 when unknown                                 |
+ * | `double7`   | cost         | USD from the config's price table; −1 when unpriced            |
+ * | `double8`   | version      | {@link callPointSchemaVersion} of the writer                   |
+ *
+ * Rows also carry `timestamp` (written by Analytics Engine) and `_sample_interval` (how many
+ * calls the row stands for after sampling). A point never carries a key or a token.
+ */
+
+/** Bumped when a column changes meaning; written in `double8`. */
+export const callPointSchemaVersion = 2;
+
+/** How the call reached the Worker. */
+export type CallPointMode = "universal" | "dynamic" | "provider" | "compat";
+
+/** What one proxied call reports. Nulls are written as empty blobs or −1 doubles. */
+export interface CallPoint {
+  readonly gateway: string;
+  readonly route: string;
+  readonly provider: string | null;
+  readonly model: string | null;
+  readonly errorCode: string | null;
+  readonly cacheStatus: "HIT" | "MISS" | null;
+  readonly app: string;
+  readonly mode: CallPointMode;
+  readonly keySource: string | null;
+  readonly eventId: string | null;
+  /** At most five entries are written (sorted by key); values are stringified. */
+  readonly metadata: Readonly<Record<string, string | number | boolean>>;
+  readonly step: number | null;
+  readonly status: number;
+  readonly latencyMs: number;
+  readonly ok: boolean;
+  readonly tokensIn: number | null;
+  readonly tokensOut: number | null;
+  readonly cost: number | null;
+}
+
+/** Blob fields in column order (`blob1` … `blob10`); metadata follows in `blob11`–`blob15`. */
+export const blobFields = [
+  "gateway",
+  "route",
+  "provider",
+  "model",
+  "errorCode",
+  "cacheStatus",
+  "app",
+  "mode",
+  "keySource",
+  "eventId",
+] as const;
+
+/** Double fields in column order (`double1` … `double8`). */
+export const doubleFields = [
+  "step",
+  "status",
+  "latencyMs",
+  "ok",
+  "tokensIn",
+  "tokensOut",
+  "cost",
+  "version",
+] as const;
+
+/** Columns holding metadata entries (`key=value`). */
+export const metadataColumns = ["blob11", "blob12", "blob13", "blob14", "blob15"] as const;
+
+export type BlobField = (typeof blobFields)[number];
+export type DoubleField = (typeof doubleFields)[number];
+
+/** Field → Analytics Engine column name, e.g. `callPointColumns.route === "blob2"`. */
+export const callPointColumns: Readonly<Record<BlobField | DoubleField, string>> = {
+  ...Object.fromEntries(blobFields.map((field, index) => [field, `blob${index + 1}`])),
+  ...Object.fromEntries(doubleFields.map((field, index) => [field, `double${index + 1}`])),
+} as Record<BlobField | DoubleField, string>;
+
+/** Column of the time Analytics Engine stamped on the row, and of its sampling weight. */
+export const timestampColumn = "timestamp";
+export const sampleIntervalColumn = "_sample_interval";
+
+/** Analytics Engine's limits: an index ≤ 96 bytes; all blobs of a point ≤ 16 KB together. */
+const maxIndexBytes = 96;
+const maxBlobChars = 256;
+
+/** The argument of `AnalyticsEngineDataset.writeDataPoint`. */
+export interface EncodedCallPoint {
+  readonly indexes: string[];
+  readonly blobs: string[];
+  readonly doubles: number[];
+}
+
+/** The data point the Worker writes for one call; bounded so `writeDataPoint` never refuses it. */
+export function encodeCallPoint(point: CallPoint): EncodedCallPoint {
+  const blobs: Record<BlobField, string | null> = {
+    gateway: point.gateway,
+    route: point.route,
+    provider: point.provider,
+    model: point.model,
+    errorCode: point.errorCode,
+    cacheStatus: point.cacheStatus,
+    app: point.app,
+    mode: point.mode,
+    keySource: point.keySource,
+    eventId: point.eventId,
+  };
+  const doubles: Record<DoubleField, number | null> = {
+    step: point.step,
+    status: point.status,
+    latencyMs: Math.round(point.latencyMs),
+    ok: point.ok ? 1 : 0,
+    tokensIn: point.tokensIn,
+    tokensOut: point.tokensOut,
+    cost: point.cost,
+    version: callPointSchemaVersion,
+  };
+  const metadata = Object.entries(point.metadata)
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .slice(0, metadataColumns.length)
+    .map(([key, value]) => bounded(`${key}=${String(value)}`));
+  return {
+    indexes: [truncateBytes(point.gateway, maxIndexBytes)],
+    blobs: [...blobFields.map((field) => bounded(blobs[field] ?? "")), ...metadata],
+    doubles: doubleFields.map((field) => doubles[field] ?? -1),
+  };
+}
+
+/** A row read back: from an export file or the SQL API, columns by name. */
+export type CallPointRow = Readonly<Record<string, unknown>>;
+
+/** A decoded row, or why it could not be. */
+export type DecodedCallRow =
+  | { readonly ok: true; readonly point: CallPoint; readonly time: number; readonly weight: number }
+  | { readonly ok: false; readonly reason: string };
+
+/**
+ * Reads one row written by {@link encodeCallPoint}. Missing optional columns read as unknown;
+ * a row without `timestamp`, `blob1` or `double2` is refused with the reason.
+ */
+export function decodeCallRow(row: CallPointRow): DecodedCallRow {
+  const time = parseTimestamp(row[timestampColumn]);
+  if (time === null) return { ok: false, reason: "no readable timestamp" };
+  const gateway = text(row[callPointColumns.gateway]);
+  if (!gateway) return { ok: false, reason: `no gateway (${callPointColumns.gateway})` };
+  const status = number(row[callPointColumns.status]);
+  if (status === null || status < 0) {
+    return { ok: false, reason: `no HTTP status (${callPointColumns.status})` };
+  }
+  const step = number(row[callPointColumns.step]);
+  const errorCode = text(row[callPointColumns.errorCode]) || null;
+  const okColumn = number(row[callPointColumns.ok]);
+  const cache = text(row[callPointColumns.cacheStatus]);
+  const mode = text(row[callPointColumns.mode]);
+  const weight = number(row[sampleIntervalColumn]) ?? 1;
+  const metadata: Record<string, string> = {};
+  for (const column of metadataColumns) {
+    const entry = text(row[column]);
+    const equals = entry.indexOf("=");
+    if (equals > 0) metadata[entry.slice(0, equals)] = entry.slice(equals + 1);
+  }
+  return {
+    ok: true,
+    time,
+    weight: Math.max(weight, 1),
+    point: {
+      gateway,
+      route: text(row[callPointColumns.route]),
+      provider: text(row[callPointColumns.provider]) || null,
+      model: text(row[callPointColumns.model]) || null,
+      errorCode,
+      cacheStatus: cache === "HIT" || cache === "MISS" ? cache : null,
+      app: text(row[callPointColumns.app]),
+      mode: isMode(mode) ? mode : "universal",
+      keySource: text(row[callPointColumns.keySource]) || null,
+      eventId: text(row[callPointColumns.eventId]) || null,
+      metadata,
+      step: step === null || step < 0 ? null : step,
+      status,
+      latencyMs: Math.max(0, number(row[callPointColumns.latencyMs]) ?? 0),
+      ok: okColumn === null ? status >= 200 && status < 300 && errorCode === null : okColumn === 1,
+      tokensIn: nonNegative(number(row[callPointColumns.tokensIn])),
+      tokensOut: nonNegative(number(row[callPointColumns.tokensOut])),
+      cost: nonNegative(number(row[callPointColumns.cost])),
+    },
+  };
+}
+
+function isMode(value: string): value is CallPointMode {
+  return value === "universal" || value === "dynamic" || value === "provider" || value === "compat";
+}
+
+function bounded(value: string): string {
+  return value.length > maxBlobChars ? value.slice(0, maxBlobChars) : value;
+}
+
+function truncateBytes(value: string, maxBytes: number): string {
+  const bytes = new TextEncoder().encode(value);
+  if (bytes.byteLength <= maxBytes) return value;
+  return new TextDecoder().decode(bytes.slice(0, maxBytes)).replace(/\uFFFD$/, "");
+}
+
+function text(value: unknown): string {
+  return typeof value === "string"
+    ? value
+    : value === undefined || value === null
+      ? ""
+      : String(value);
+}
+
+function number(value: unknown): number | null {
+  const parsed =
+    typeof value === "number"
+      ? value
+      : typeof value === "string" && value.trim() !== ""
+        ? Number(value)
+        : Number.NaN;
+  return Number.isFinite(parsed) ? parsed : null;
+}
+
+function nonNegative(value: number | null): number | null {
+  return value === null || value < 0 ? null : value;
+}
+
+/** `YYYY-MM-DD hh:mm:ss` (UTC, the SQL API's format), ISO-8601, or epoch seconds/milliseconds. */
+function parseTimestamp(value: unknown): number | null {
+  if (typeof value === "number" && Number.isFinite(value)) {
+    return value < 1e12 ? value * 1000 : value;
+  }
+  if (typeof value !== "string" || value.trim() === "") return null;
+  const trimmed = value.trim();
+  if (/^\d+(\.\d+)?$/.test(trimmed)) return parseTimestamp(Number(trimmed));
+  const iso = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$/.test(trimmed)
+    ? `${trimmed.replace(" ", "T")}Z`
+    : trimmed;
+  const time = Date.parse(iso);
+  return Number.isFinite(time) ? time : null;
+}
