@@ -1,6 +1,5 @@
 #!/usr/bin/env node
-// The `stepwise` command. Sources are TypeScript; tsx loads them without a build step.
-import { register } from "tsx/esm/api";
+// The `stepwise` command: runs the built CLI in dist/ (`npm run build`; `npm ci` builds it).
 
 // A reader that stops early (`stepwise report --json | head`) closes the pipe: that is not an
 // error, so exit quietly instead of crashing on EPIPE.
@@ -12,6 +11,17 @@ for (const stream of [process.stdout, process.stderr]) {
   });
 }
 
-register();
-const { main } = await import("../src/cli/main.ts");
-process.exitCode = await main(process.argv.slice(2));
+let cli;
+try {
+  cli = await import("../dist/cli/main.js");
+} catch (error) {
+  if (
+    error?.code !== "ERR_MODULE_NOT_FOUND" ||
+    !String(error.message).includes("dist/cli/main.js")
+  ) {
+    throw error;
+  }
+  console.error("stepwise is not built: run `npm run build` (npm ci builds it) and try again.");
+  process.exit(1);
+}
+process.exitCode = await cli.main(process.argv.slice(2));

@@ -22,7 +22,7 @@ export interface KeyVaultArgs {
   readonly namespaceTitle?: pulumi.Input<string>;
   /**
    * Absolute path of the bundle's main module, from
-   * `npx wrangler deploy --dry-run --outdir dist/worker`. Default: `$STEPWISE_WORKER_BUNDLE`, else `<repo>/dist/worker/index.js`.
+   * `npx wrangler deploy --dry-run --outdir dist/worker-bundle`. Default: `$STEPWISE_WORKER_BUNDLE`, else `<repo>/dist/worker-bundle/index.js`.
    */
   readonly bundlePath?: pulumi.Input<string>;
   /** sha256 of the bundle. Default: hashed from `bundlePath`, so edits re-upload the Worker. */

@@ -11,11 +11,14 @@ export const projectRoot = fileURLToPath(new URL("..", import.meta.url));
 
 /**
  * Where the Worker bundle is read from: `$STEPWISE_WORKER_BUNDLE` when set (a CI job that builds
- * elsewhere), else where `wrangler deploy --dry-run --outdir dist/worker` writes it. Resolved at
+ * elsewhere), else where `wrangler deploy --dry-run --outdir dist/worker-bundle` writes it. Resolved at
  * call time.
  */
 export function defaultWorkerBundlePath(): string {
-  return process.env.STEPWISE_WORKER_BUNDLE ?? path.join(projectRoot, "dist", "worker", "index.js");
+  return (
+    process.env.STEPWISE_WORKER_BUNDLE ??
+    path.join(projectRoot, "dist", "worker-bundle", "index.js")
+  );
 }
 
 export const defaultWranglerConfigPath = path.join(projectRoot, "wrangler.jsonc");

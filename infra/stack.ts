@@ -25,7 +25,7 @@ export interface BuildStackOptions {
   readonly secrets?: StackSecrets;
   /** Named in error messages. Default: `stack config`. */
   readonly source?: string;
-  /** The Worker bundle. Default: `$STEPWISE_WORKER_BUNDLE`, else `<repo>/dist/worker/index.js`. */
+  /** The Worker bundle. Default: `$STEPWISE_WORKER_BUNDLE`, else `<repo>/dist/worker-bundle/index.js`. */
   readonly workerBundlePath?: string;
   /** Default: `<repo>/wrangler.jsonc`. */
   readonly wranglerConfigPath?: string;

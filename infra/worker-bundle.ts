@@ -1,6 +1,6 @@
 /**
  * @module
- * The Worker bundle that `npx wrangler deploy --dry-run --outdir dist/worker` writes, and its
+ * The Worker bundle that `npx wrangler deploy --dry-run --outdir dist/worker-bundle` writes, and its
  * sha256. Read before any resource is created, so a missing build fails the program up front,
  * with the command that fixes it.
  */
@@ -11,7 +11,7 @@ import { InfraError } from "./errors.ts";
 import { defaultWorkerBundlePath } from "./paths.ts";
 
 /** The command that builds the bundle, quoted in error messages and docs. */
-export const workerBuildCommand = "npx wrangler deploy --dry-run --outdir dist/worker";
+export const workerBuildCommand = "npx wrangler deploy --dry-run --outdir dist/worker-bundle";
 
 export interface WorkerBundle {
   /** Absolute path of the bundle's main module. */

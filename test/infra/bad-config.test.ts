@@ -125,11 +125,11 @@ describe("a bad stack config", () => {
     const build = () =>
       buildStack(config, {
         secrets: { rotateToken: pulumi.secret("rotate-token") },
-        workerBundlePath: path.join(directory, "dist/worker/index.js"),
+        workerBundlePath: path.join(directory, "dist/worker-bundle/index.js"),
       });
 
     expect(build).toThrow(
-      /build it first with `npx wrangler deploy --dry-run --outdir dist\/worker`/,
+      /build it first with `npx wrangler deploy --dry-run --outdir dist\/worker-bundle`/,
     );
     expect(recorder.resources).toEqual([]);
   });

@@ -1,0 +1,112 @@
+/**
+ * @module
+ * `npm run build`: the package users install. JavaScript from esbuild, types from tsc.
+ *
+ * Why two tools: esbuild bundles each public entry (and the CLI) into ES modules with shared
+ * chunks in well under a second, so the CLI starts by loading a few files instead of compiling
+ * TypeScript (tsx) or resolving hundreds of modules, and the few packages meant to be inlined
+ * (`eventsource-parser`: the client stays free of run-time dependencies) are inlined. Every other
+ * package stays an import, resolved from the user's `node_modules`. tsc writes the `.d.ts` files
+ * beside them (`tsconfig.build.json`), exactly the types the sources declare. tsdown and tsup
+ * would do both in one step, but their current releases need Node 22.
+ *
+ * Usage: `tsx tools/build/build.ts [--js-only]`
+ */
+import { execFile } from "node:child_process";
+import { readFileSync } from "node:fs";
+import { readdir, rm } from "node:fs/promises";
+import path from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { promisify } from "node:util";
+import { build } from "esbuild";
+
+const root = fileURLToPath(new URL("../..", import.meta.url));
+
+/** Public entries (package.json `exports`) and the CLI, as `dist/<name>.js`. */
+export const entries: Readonly<Record<string, string>> = {
+  "cli/main": "src/cli/main.ts",
+  "client/index": "src/client/index.ts",
+  "client/node/index": "src/client/node/index.ts",
+  "config/index": "src/config/index.ts",
+  "emulator/index": "src/emulator/index.ts",
+  "providers/index": "src/providers/index.ts",
+  "routes/index": "src/routes/index.ts",
+  "worker-admin/index": "src/worker-admin/index.ts",
+};
+
+/** Packages bundled into the output instead of imported at run time. */
+export const inlinedPackages: readonly string[] = ["eventsource-parser"];
+
+function declaredPackages(): string[] {
+  const manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as {
+    dependencies?: Record<string, string>;
+    devDependencies?: Record<string, string>;
+  };
+  return [
+    ...Object.keys(manifest.dependencies ?? {}),
+    ...Object.keys(manifest.devDependencies ?? {}),
+  ].filter((name) => !inlinedPackages.includes(name));
+}
+
+/** esbuild: one ES module per entry under dist/, shared code in dist/chunks/. */
+export async function buildJavaScript(outdir = path.join(root, "dist")): Promise<void> {
+  await build({
+    absWorkingDir: root,
+    entryPoints: Object.entries(entries).map(([out, input]) => ({ in: input, out })),
+    outdir,
+    bundle: true,
+    splitting: true,
+    format: "esm",
+    platform: "node",
+    target: "node20",
+    // Keep names: error messages and stack traces name the real classes and functions.
+    keepNames: true,
+    chunkNames: "chunks/[name]-[hash]",
+    external: declaredPackages().flatMap((name) => [name, `${name}/*`]),
+    logLevel: "warning",
+  });
+}
+
+/** tsc: `.d.ts` files for every module under src/, mirrored into dist/. */
+export async function buildTypes(): Promise<void> {
+  const tsc = path.join(root, "node_modules", ".bin", "tsc");
+  await promisify(execFile)(tsc, ["-p", "tsconfig.build.json"], { cwd: root });
+}
+
+/**
+ * Removes what the build writes: all of dist/ (or only its JavaScript, for `--js-only`), but for
+ * the Worker bundle (`npm run worker:bundle`), which Pulumi uploads.
+ */
+async function cleanDist(javaScriptOnly: boolean): Promise<void> {
+  const dist = path.join(root, "dist");
+  const entries = await readdir(dist, { recursive: true }).catch(() => [] as string[]);
+  const removable = entries.filter(
+    (name) =>
+      !name.startsWith("worker-bundle") &&
+      (javaScriptOnly ? name.endsWith(".js") : !name.includes(path.sep)),
+  );
+  await Promise.all(
+    removable.map((name) => rm(path.join(dist, name), { recursive: true, force: true })),
+  );
+}
+
+async function main(argv: readonly string[]): Promise<void> {
+  if (argv.includes("--help")) {
+    console.log(
+      "Usage: npm run build [-- --js-only]\nWrites dist/: ES modules (esbuild) and .d.ts files (tsc).",
+    );
+    return;
+  }
+  const javaScriptOnly = argv.includes("--js-only");
+  await cleanDist(javaScriptOnly);
+  await buildJavaScript();
+  if (!javaScriptOnly) await buildTypes();
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  main(process.argv.slice(2)).catch((error: unknown) => {
+    const detail = error as { stdout?: string; message?: string };
+    console.error(detail.stdout || detail.message || error);
+    process.exit(1);
+  });
+}
