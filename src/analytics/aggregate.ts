@@ -5,23 +5,32 @@
  * counters and a bounded latency sketch, never the events.
  */
 import type { CallEvent } from "../client/event.ts";
+import {
+  type AnalyticsEvent,
+  allDimensions,
+  compareKeys,
+  type Dimension,
+  dimensionValue,
+  type GroupKey,
+  orderDimensions,
+} from "./dimensions.ts";
 import { type Figures, GroupStats } from "./figures.ts";
-import { bucketStart, formatDuration, inWindow, type TimeWindow } from "./window.ts";
+import {
+  autoBucketSizes,
+  bucketStart,
+  chooseAutoBucket,
+  formatDuration,
+  inWindow,
+  type TimeWindow,
+} from "./window.ts";
 
-/** A field events are grouped by. */
-export type Dimension = "gateway" | "route" | "step" | "provider" | "model";
-
-/** Canonical order of dimensions in keys and tables. */
-export const allDimensions: readonly Dimension[] = [
-  "gateway",
-  "route",
-  "step",
-  "provider",
-  "model",
-];
-
-/** The values of a group's dimensions (only the grouped ones are present). */
-export type GroupKey = Partial<Record<Dimension, string | number | null>>;
+export {
+  type AnalyticsEvent,
+  allDimensions,
+  compareKeys,
+  type Dimension,
+  type GroupKey,
+} from "./dimensions.ts";
 
 /** One row: a group and its figures. */
 export interface GroupRow {
@@ -73,10 +82,11 @@ export interface AggregateOptions {
   series?: boolean;
 }
 
-/** Automatic bucket sizes, each a multiple of the previous one, so buckets merge exactly. */
-const autoBucketSizes = [60_000, 300_000, 900_000, 3_600_000, 21_600_000, 86_400_000, 604_800_000];
-/** The automatic series coarsens once it holds more buckets than this. */
-export const maxAutoBuckets = 240;
+/**
+ * While reading, the automatic series coarsens once it holds more buckets than this; at the end
+ * it settles on the size {@link chooseAutoBucket} picks for the events' span (≤ 120 buckets).
+ */
+export const maxStreamingBuckets = 480;
 
 interface Bucket {
   totals: GroupStats;
@@ -102,13 +112,18 @@ export class StepRateAggregator {
   #filteredOut = 0;
 
   constructor(options: AggregateOptions = {}) {
-    const wanted = new Set(options.dimensions ?? allDimensions);
-    this.#dimensions = allDimensions.filter((dimension) => wanted.has(dimension));
+    this.#dimensions = orderDimensions(options.dimensions ?? allDimensions);
     this.#window = options.window ?? { since: null, until: null };
     this.#gateways = options.gateways?.length ? new Set(options.gateways) : null;
     this.#routes = options.routes?.length ? new Set(options.routes) : null;
     this.#explicitBucket = options.bucketMs != null;
-    this.#bucketMs = options.bucketMs ?? autoBucketSizes[0] ?? 60_000;
+    const { since, until } = this.#window;
+    // A closed window fixes the automatic size up front; otherwise the span read decides.
+    this.#bucketMs =
+      options.bucketMs ??
+      (since !== null && until !== null
+        ? chooseAutoBucket(since, until - 1)
+        : (autoBucketSizes[0] ?? 1_000));
     this.#keepSeries = options.series ?? true;
   }
 
@@ -134,13 +149,16 @@ export class StepRateAggregator {
   /** The figures. The aggregator should not be used afterwards. */
   finish(): Aggregate {
     const total = this.#totals.calls;
-    const iso = (time: number | null) => (time === null ? null : new Date(time).toISOString());
+    if (!this.#explicitBucket && this.#first !== null && this.#last !== null) {
+      this.#coarsenTo(chooseAutoBucket(this.#first, this.#last, this.#bucketMs));
+    }
+    const iso = (time: number | null) => (time === null ? null : isoTime(time));
     const points = [...this.#buckets.entries()]
       .sort(([a], [b]) => a - b)
       .map(([start, bucket]): SeriesPoint => {
         const point: SeriesPoint = {
-          start: new Date(start).toISOString(),
-          end: new Date(start + this.#bucketMs).toISOString(),
+          start: isoTime(start),
+          end: isoTime(start + this.#bucketMs),
           figures: bucket.totals.figures(total),
         };
         if (bucket.groups) point.groups = rows(bucket.groups, bucket.totals.calls);
@@ -173,18 +191,18 @@ export class StepRateAggregator {
   }
 
   /** A cheap string identity of the event's group (no allocation of the key object). */
-  #idOf(event: CallEvent): string {
+  #idOf(event: AnalyticsEvent): string {
     let id = "";
     for (const dimension of this.#dimensions) {
-      const value = event[dimension];
+      const value = dimensionValue(event, dimension);
       id += value === null ? "\u0001\u0000" : `${value}\u0000`;
     }
     return id;
   }
 
-  #keyOf(event: CallEvent): GroupKey {
+  #keyOf(event: AnalyticsEvent): GroupKey {
     const key: GroupKey = {};
-    for (const dimension of this.#dimensions) key[dimension] = event[dimension];
+    for (const dimension of this.#dimensions) key[dimension] = dimensionValue(event, dimension);
     return key;
   }
 
@@ -197,19 +215,15 @@ export class StepRateAggregator {
     }
     bucket.totals.add(event);
     if (bucket.groups) statsFor(bucket.groups, id, () => this.#keyOf(event)).add(event);
-    if (
-      !this.#explicitBucket &&
-      this.#buckets.size > maxAutoBuckets &&
-      this.#bucketMs < (autoBucketSizes.at(-1) ?? 0)
-    ) {
-      this.#coarsen();
+    if (!this.#explicitBucket && this.#buckets.size > maxStreamingBuckets) {
+      const next = autoBucketSizes.find((size) => size > this.#bucketMs);
+      if (next !== undefined) this.#coarsenTo(next);
     }
   }
 
-  /** Moves the automatic series to the next bucket size, merging buckets exactly. */
-  #coarsen(): void {
-    const next = autoBucketSizes.find((size) => size > this.#bucketMs);
-    if (next === undefined) return;
+  /** Moves the automatic series to a coarser size (a multiple), merging buckets exactly. */
+  #coarsenTo(next: number): void {
+    if (next <= this.#bucketMs) return;
     const merged = new Map<number, Bucket>();
     for (const [start, bucket] of this.#buckets) {
       const target = bucketStart(start, next);
@@ -219,7 +233,10 @@ export class StepRateAggregator {
     }
     this.#buckets = merged;
     this.#bucketMs = next;
-    if (this.#buckets.size > maxAutoBuckets) this.#coarsen();
+    if (this.#buckets.size > maxStreamingBuckets) {
+      const coarser = autoBucketSizes.find((size) => size > next);
+      if (coarser !== undefined) this.#coarsenTo(coarser);
+    }
   }
 }
 
@@ -231,6 +248,11 @@ export async function aggregateEvents(
   const aggregator = new StepRateAggregator(options);
   for await (const event of events) aggregator.add(event);
   return aggregator.finish();
+}
+
+/** ISO time of an epoch-ms instant, clamped to the range a `Date` can hold. */
+export function isoTime(time: number): string {
+  return new Date(Math.max(-8.64e15, Math.min(8.64e15, time))).toISOString();
 }
 
 function statsFor(
@@ -253,18 +275,4 @@ function rows(
   return [...groups.values()]
     .map(({ key, stats }) => ({ key, figures: stats.figures(scope) }))
     .sort((a, b) => compareKeys(a.key, b.key));
-}
-
-/** Orders rows by gateway, route, step (0, 1, …, none), provider, model. */
-export function compareKeys(a: GroupKey, b: GroupKey): number {
-  for (const dimension of allDimensions) {
-    const left = a[dimension];
-    const right = b[dimension];
-    if (left === right) continue;
-    if (left === undefined || left === null) return 1;
-    if (right === undefined || right === null) return -1;
-    if (typeof left === "number" && typeof right === "number") return left - right;
-    return String(left).localeCompare(String(right));
-  }
-  return 0;
 }

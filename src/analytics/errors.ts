@@ -10,7 +10,8 @@ export type AnalyticsErrorCode =
   | "analytics_invalid_option"
   | "analytics_source_unreadable"
   | "analytics_source_invalid"
-  | "analytics_logs_api_failed";
+  | "analytics_logs_api_failed"
+  | "analytics_sql_api_failed";
 
 /** A report could not be built. The message names the option or source and the fix. */
 export class AnalyticsError extends StepwiseError {

@@ -60,7 +60,7 @@ export function stepKey(step: number | null): string {
 }
 
 /** Streaming accumulator of one group's figures; memory is bounded whatever the call count. */
-export class GroupStats {
+export class GroupStats implements CallCounts {
   calls = 0;
   ok = 0;
   answered = 0;
@@ -108,32 +108,70 @@ export class GroupStats {
 
   /** The figures, with `share` relative to `scopeCalls`. */
   figures(scopeCalls: number): Figures {
-    const rate = (part: number, whole: number): number | null => (whole > 0 ? part / whole : null);
-    const steps = Object.fromEntries(
-      [...this.steps.entries()].sort(([a], [b]) => compareStepKeys(a, b)),
+    return figuresOf(
+      this,
+      this.steps,
+      {
+        p50: this.latency.quantile(0.5),
+        p95: this.latency.quantile(0.95),
+        p99: this.latency.quantile(0.99),
+        exact: this.latency.exact,
+      },
+      scopeCalls,
     );
-    return {
-      calls: this.calls,
-      share: rate(this.calls, scopeCalls),
-      ok: this.ok,
-      successRate: rate(this.ok, this.calls),
-      answered: this.answered,
-      availability: rate(this.answered, this.calls),
-      fallbacks: this.fallbacks,
-      fallbackRate: rate(this.fallbacks, this.calls),
-      steps,
-      p50LatencyMs: this.latency.quantile(0.5),
-      p95LatencyMs: this.latency.quantile(0.95),
-      p99LatencyMs: this.latency.quantile(0.99),
-      latencyExact: this.latency.exact,
-      tokensIn: this.tokensIn,
-      tokensOut: this.tokensOut,
-      cost: this.cost,
-      cacheHits: this.cacheHits,
-      cacheLookups: this.cacheLookups,
-      cacheHitRate: rate(this.cacheHits, this.cacheLookups),
-    };
   }
+}
+
+/** The additive counts of a group of calls (what a SQL query can sum on the server). */
+export interface CallCounts {
+  calls: number;
+  ok: number;
+  answered: number;
+  fallbacks: number;
+  tokensIn: number;
+  tokensOut: number;
+  cost: number;
+  cacheHits: number;
+  cacheLookups: number;
+}
+
+/** Latency quantiles of a group, however they were computed. */
+export interface LatencyQuantiles {
+  p50: number | null;
+  p95: number | null;
+  p99: number | null;
+  exact: boolean;
+}
+
+/** The figures of a group from its counts, calls per step and latency quantiles. */
+export function figuresOf(
+  counts: CallCounts,
+  steps: ReadonlyMap<string, number>,
+  latency: LatencyQuantiles,
+  scopeCalls: number,
+): Figures {
+  const rate = (part: number, whole: number): number | null => (whole > 0 ? part / whole : null);
+  return {
+    calls: counts.calls,
+    share: rate(counts.calls, scopeCalls),
+    ok: counts.ok,
+    successRate: rate(counts.ok, counts.calls),
+    answered: counts.answered,
+    availability: rate(counts.answered, counts.calls),
+    fallbacks: counts.fallbacks,
+    fallbackRate: rate(counts.fallbacks, counts.calls),
+    steps: Object.fromEntries([...steps.entries()].sort(([a], [b]) => compareStepKeys(a, b))),
+    p50LatencyMs: latency.p50,
+    p95LatencyMs: latency.p95,
+    p99LatencyMs: latency.p99,
+    latencyExact: latency.exact,
+    tokensIn: counts.tokensIn,
+    tokensOut: counts.tokensOut,
+    cost: counts.cost,
+    cacheHits: counts.cacheHits,
+    cacheLookups: counts.cacheLookups,
+    cacheHitRate: rate(counts.cacheHits, counts.cacheLookups),
+  };
 }
 
 /** Orders step keys 0, 1, 2, …, none. */

@@ -6,7 +6,7 @@
 import { type Aggregate, type AggregateOptions, StepRateAggregator } from "./aggregate.ts";
 import { type Comparison, compareAggregates } from "./compare.ts";
 import type { ThresholdBreach } from "./errors.ts";
-import type { EventSource, MalformedRecord, SourceKind } from "./sources/types.ts";
+import type { MalformedRecord, ReportSource, SourceKind } from "./sources/types.ts";
 import { checkThresholds, type Threshold } from "./thresholds.ts";
 import type { TimeWindow } from "./window.ts";
 
@@ -29,25 +29,40 @@ export interface Report extends Aggregate {
     records: number;
     malformed: number;
     malformedSamples: MalformedRecord[];
+    /** Bytes fetched and requests made, for sources that query an API. */
+    bytesFetched?: number;
+    requests?: number;
   };
   comparison: Comparison | null;
   thresholds: { checked: Threshold[]; breaches: ThresholdBreach[] };
 }
 
-/** Reads every event of `source` once and builds the report. */
+/**
+ * Builds the report: reads every event of an event source once, or asks an aggregating source
+ * for the window's figures (and the baseline's).
+ */
 export async function buildReport(
-  source: EventSource,
+  source: ReportSource,
   options: ReportOptions = {},
 ): Promise<Report> {
-  const current = new StepRateAggregator(options);
-  const baseline = options.compareWindow
-    ? new StepRateAggregator({ ...options, window: options.compareWindow, series: false })
+  const baselineOptions = options.compareWindow
+    ? { ...options, window: options.compareWindow, series: false }
     : null;
-  for await (const event of source.events()) {
-    current.add(event);
-    baseline?.add(event);
+  let aggregate: Aggregate;
+  let baselineAggregate: Aggregate | null = null;
+  if ("aggregate" in source) {
+    aggregate = await source.aggregate(options);
+    if (baselineOptions) baselineAggregate = await source.aggregate(baselineOptions);
+  } else {
+    const current = new StepRateAggregator(options);
+    const baseline = baselineOptions ? new StepRateAggregator(baselineOptions) : null;
+    for await (const event of source.events()) {
+      current.add(event);
+      baseline?.add(event);
+    }
+    aggregate = current.finish();
+    baselineAggregate = baseline?.finish() ?? null;
   }
-  const aggregate = current.finish();
   const thresholds = [...(options.thresholds ?? [])];
   return {
     generatedAt: new Date((options.now ?? Date.now)()).toISOString(),
@@ -57,9 +72,12 @@ export async function buildReport(
       records: source.stats.records,
       malformed: source.stats.malformed,
       malformedSamples: [...source.stats.malformedSamples],
+      ...(source.stats.bytesFetched === undefined
+        ? {}
+        : { bytesFetched: source.stats.bytesFetched, requests: source.stats.requests ?? 0 }),
     },
     ...aggregate,
-    comparison: baseline ? compareAggregates(aggregate, baseline.finish()) : null,
+    comparison: baselineAggregate ? compareAggregates(aggregate, baselineAggregate) : null,
     thresholds: { checked: thresholds, breaches: checkThresholds(thresholds, aggregate.totals) },
   };
 }

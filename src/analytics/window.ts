@@ -134,3 +134,34 @@ export function bucketStart(time: number, size: number): number {
 function invalidOption(message: string): AnalyticsError {
   return new AnalyticsError({ code: "analytics_invalid_option", message });
 }
+
+/**
+ * Automatic bucket sizes, each a whole multiple of the one before, so finer buckets merge into
+ * coarser ones exactly: 1s 5s 10s 30s 1m 5m 15m 30m 1h 3h 6h 12h 1d 7d.
+ */
+export const autoBucketSizes: readonly number[] = [
+  1_000, 5_000, 10_000, 30_000, 60_000, 300_000, 900_000, 1_800_000, 3_600_000, 10_800_000,
+  21_600_000, 43_200_000, 86_400_000, 604_800_000,
+];
+
+/** An automatic series aims at no more than this many buckets (and at least about 30). */
+export const maxAutoBuckets = 120;
+
+/** Buckets of `size` that `[first, last]` touches. */
+export function bucketsSpanned(first: number, last: number, size: number): number {
+  return bucketStart(last, size) / size - bucketStart(first, size) / size + 1;
+}
+
+/**
+ * The automatic bucket size for events from `first` to `last` (epoch ms): the smallest of
+ * {@link autoBucketSizes} that needs at most {@link maxAutoBuckets} buckets, so a 20-second demo
+ * gets 1 s bars and a month 6 h bars (between about 30 and 120 either way); never finer than
+ * `atLeast`.
+ */
+export function chooseAutoBucket(first: number, last: number, atLeast = 0): number {
+  for (const size of autoBucketSizes) {
+    if (size < atLeast) continue;
+    if (bucketsSpanned(first, last, size) <= maxAutoBuckets) return size;
+  }
+  return autoBucketSizes.at(-1) ?? 604_800_000;
+}

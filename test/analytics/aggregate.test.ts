@@ -1,6 +1,7 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { aggregateEvents, maxAutoBuckets } from "../../src/analytics/aggregate.ts";
+import { aggregateEvents } from "../../src/analytics/aggregate.ts";
+import { maxAutoBuckets } from "../../src/analytics/window.ts";
 import type { CallEvent } from "../../src/client/event.ts";
 import { generateEvents } from "../../tools/scripts/generate-events.ts";
 import {
@@ -120,8 +121,8 @@ describe("aggregateEvents against a plain recomputation", () => {
   });
 
   it("keeps the automatic series bounded and exact by merging whole buckets", async () => {
-    // 5,000 events over three days: 1m buckets would be ~4,300, 5m 864, 15m 288 (all over 240),
-    // so the series ends at 1h buckets (72).
+    // 5,000 events over three days: 15m buckets would be 288 and 30m 144 (over 120), so the
+    // series ends at 1h buckets (72).
     const events = [
       ...generateEvents({ count: 5_000, seed: 7, start: baseTime, spanMs: threeDays }),
     ];

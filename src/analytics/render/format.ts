@@ -48,14 +48,10 @@ export function relativeChange(relative: number | null): string {
   return `${relative >= 0 ? "+" : ""}${(relative * 100).toFixed(1)}%`;
 }
 
-/** Column titles of the dimensions. */
-export const dimensionTitles: Record<Dimension, string> = {
-  gateway: "gateway",
-  route: "route",
-  step: "step",
-  provider: "provider",
-  model: "model",
-};
+/** Column title of a dimension: its name (`metadata.plan` for a metadata key). */
+export function dimensionTitle(dimension: Dimension): string {
+  return dimension;
+}
 
 /** The display value of one dimension of a key (`none` for a call no step served). */
 export function keyValue(key: GroupKey, dimension: Dimension): string {

@@ -11,7 +11,7 @@ import type { Figures } from "../figures.ts";
 import type { Report } from "../report.ts";
 import { escapeHtml } from "./escape.ts";
 import {
-  dimensionTitles,
+  dimensionTitle,
   dollars,
   figureColumns,
   integer,
@@ -169,7 +169,7 @@ function routesTable(report: Report): string {
 function groupsTable(report: Report): string {
   const head = [
     ...report.dimensions.map((dimension) =>
-      dimension === "step" ? "#step" : dimensionTitles[dimension],
+      dimension === "step" ? "#step" : dimensionTitle(dimension),
     ),
     ...figureColumns.map(({ title }) => `#${title}`),
   ];

@@ -11,7 +11,7 @@ import type { Figures } from "../figures.ts";
 import type { Report } from "../report.ts";
 import { type Cell, type Column, renderColumns } from "./columns.ts";
 import {
-  dimensionTitles,
+  dimensionTitle,
   dollars,
   figureColumns,
   integer,
@@ -120,7 +120,7 @@ function groupsTable(report: Report): string {
   const columns: Column[] = [
     ...report.dimensions.map(
       (dimension): Column => ({
-        title: dimensionTitles[dimension],
+        title: dimensionTitle(dimension),
         align: dimension === "step" ? "right" : "left",
       }),
     ),

@@ -3,7 +3,8 @@
  * What every source of events provides: a name, a one-shot stream of `CallEvent`s, and a
  * running tally of records read and records rejected (malformed lines are counted, never fatal).
  */
-import type { CallEvent } from "../../client/event.ts";
+import type { Aggregate, AggregateOptions } from "../aggregate.ts";
+import type { AnalyticsEvent } from "../dimensions.ts";
 
 /** Where events come from. */
 export type SourceKind = "events" | "logs" | "analytics-engine";
@@ -22,6 +23,9 @@ export interface SourceStats {
   malformed: number;
   /** The first few rejected records. */
   malformedSamples: MalformedRecord[];
+  /** Bytes fetched from an API and the requests made, for sources that query one. */
+  bytesFetched?: number;
+  requests?: number;
 }
 
 /** A stream of events; `events()` may be iterated once. */
@@ -30,8 +34,22 @@ export interface EventSource {
   /** Human-readable origin, e.g. `events.jsonl`, `stdin`, `gateway logs chat-prod`. */
   readonly name: string;
   readonly stats: SourceStats;
-  events(): AsyncIterable<CallEvent>;
+  events(): AsyncIterable<AnalyticsEvent>;
 }
+
+/**
+ * A source that aggregates where the data lives (the Analytics Engine SQL API) and hands over
+ * the figures, not the events. `aggregate` may be called more than once (window, baseline).
+ */
+export interface AggregatingSource {
+  readonly kind: SourceKind;
+  readonly name: string;
+  readonly stats: SourceStats;
+  aggregate(options: AggregateOptions): Promise<Aggregate>;
+}
+
+/** Either kind of source. */
+export type ReportSource = EventSource | AggregatingSource;
 
 /** How many malformed records are kept as samples by default. */
 export const defaultMalformedSamples = 5;

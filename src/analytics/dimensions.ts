@@ -1,0 +1,90 @@
+/**
+ * @module
+ * What a report groups calls by: the five call fields (gateway, route, step, provider, model)
+ * and any `cf-aig-metadata` key (`metadata.<key>`, e.g. `metadata.plan`). A group's key holds
+ * the value of each grouped dimension; metadata values are strings, or null when the call did
+ * not carry the key (events files never do: the client records no metadata).
+ */
+import type { CallEvent } from "../client/event.ts";
+
+/** A call field events are grouped by. */
+export type FieldDimension = "gateway" | "route" | "step" | "provider" | "model";
+
+/** A `cf-aig-metadata` key events are grouped by, e.g. `metadata.plan`. */
+export type MetadataDimension = `metadata.${string}`;
+
+/** A dimension of a report. */
+export type Dimension = FieldDimension | MetadataDimension;
+
+/** Canonical order of the field dimensions in keys and tables (metadata keys follow, sorted). */
+export const allDimensions: readonly FieldDimension[] = [
+  "gateway",
+  "route",
+  "step",
+  "provider",
+  "model",
+];
+
+/** The values of a group's dimensions (only the grouped ones are present). */
+export type GroupKey = { [dimension in Dimension]?: string | number | null };
+
+/** A call event as a source may hand it over: with the call's metadata when the source has it. */
+export type AnalyticsEvent = CallEvent & { readonly metadata?: Readonly<Record<string, string>> };
+
+const metadataPrefix = "metadata.";
+
+/** True for `metadata.<key>`. */
+export function isMetadataDimension(dimension: string): dimension is MetadataDimension {
+  return dimension.startsWith(metadataPrefix) && dimension.length > metadataPrefix.length;
+}
+
+/** `metadata.plan` → `plan`. */
+export function metadataKeyOf(dimension: MetadataDimension): string {
+  return dimension.slice(metadataPrefix.length);
+}
+
+/** The value of one dimension for an event. */
+export function dimensionValue(
+  event: AnalyticsEvent,
+  dimension: Dimension,
+): string | number | null {
+  if (isMetadataDimension(dimension)) {
+    return event.metadata?.[metadataKeyOf(dimension)] ?? null;
+  }
+  return event[dimension];
+}
+
+/** The dimensions in canonical order: fields first, then metadata keys sorted. */
+export function orderDimensions(dimensions: Iterable<Dimension>): Dimension[] {
+  const wanted = new Set(dimensions);
+  const fields = allDimensions.filter((dimension) => wanted.has(dimension));
+  const metadata = [...wanted].filter(isMetadataDimension).sort();
+  return [...fields, ...metadata];
+}
+
+/** Orders keys by gateway, route, step (0, 1, …, none), provider, model, then metadata. */
+export function compareKeys(a: GroupKey, b: GroupKey): number {
+  for (const dimension of allDimensions) {
+    const order = compareValues(a[dimension], b[dimension]);
+    if (order !== 0) return order;
+  }
+  const metadata = new Set(
+    [...Object.keys(a), ...Object.keys(b)].filter(isMetadataDimension).sort(),
+  );
+  for (const dimension of metadata) {
+    const order = compareValues(a[dimension], b[dimension]);
+    if (order !== 0) return order;
+  }
+  return 0;
+}
+
+function compareValues(
+  left: string | number | null | undefined,
+  right: string | number | null | undefined,
+): number {
+  if (left === right) return 0;
+  if (left === undefined || left === null) return 1;
+  if (right === undefined || right === null) return -1;
+  if (typeof left === "number" && typeof right === "number") return left - right;
+  return String(left).localeCompare(String(right));
+}
