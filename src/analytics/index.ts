@@ -15,6 +15,7 @@
 export {
   type Aggregate,
   type AggregateOptions,
+  type AnalyticsEvent,
   aggregateEvents,
   allDimensions,
   type Dimension,
@@ -41,6 +42,11 @@ export { exactSampleLimit, LatencySketch, relativeAccuracy } from "./latency-ske
 export { renderCsv, renderHtml, renderJson, renderTable } from "./render/index.ts";
 export { buildReport, type Report, type ReportOptions } from "./report.ts";
 export * from "./sources/index.ts";
+export {
+  type AnalyticsEngineSqlOptions,
+  analyticsEngineSqlSource,
+  defaultDataset,
+} from "./sql/index.ts";
 export {
   parseThreshold,
   type Threshold,

@@ -19,9 +19,11 @@ export {
 } from "./gateway-logs.ts";
 export type { LineInputOptions } from "./read-lines.ts";
 export {
+  type AggregatingSource,
   defaultMalformedSamples,
   type EventSource,
   type MalformedRecord,
+  type ReportSource,
   type SourceKind,
   type SourceStats,
   SourceTally,

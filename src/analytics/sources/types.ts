@@ -59,6 +59,8 @@ export class SourceTally implements SourceStats {
   records = 0;
   malformed = 0;
   readonly malformedSamples: MalformedRecord[] = [];
+  bytesFetched?: number;
+  requests?: number;
 
   constructor(readonly sampleLimit: number = defaultMalformedSamples) {}
 

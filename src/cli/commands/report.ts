@@ -8,7 +8,7 @@ import { writeFile } from "node:fs/promises";
 import { Command, Option } from "commander";
 import pc from "picocolors";
 import { AnalyticsError } from "../../analytics/errors.ts";
-import type { Dimension, EventSource, parseWindow } from "../../analytics/index.ts";
+import type { Dimension, parseWindow, ReportSource } from "../../analytics/index.ts";
 import { thresholdMetrics } from "../../analytics/thresholds.ts";
 
 /** What the command reads from its surroundings; tests inject these. */
@@ -21,8 +21,10 @@ export interface ReportCommandDependencies {
   readonly stdin?: NodeJS.ReadableStream;
   /** Where the report is written (default `process.stdout`). */
   readonly write?: (text: string) => void;
-  /** Fetch for the logs API (default the global `fetch`). */
+  /** Fetch for the logs and SQL APIs (default the global `fetch`). */
   readonly fetch?: typeof globalThis.fetch;
+  /** Waits between API retries (default a timer). */
+  readonly sleep?: (milliseconds: number) => Promise<void>;
 }
 
 interface ReportOptions {
@@ -42,6 +44,7 @@ interface ReportOptions {
   accountId?: string;
   baseUrl?: string;
   perPage: string;
+  dataset?: string;
 }
 
 const dimensionSets: Record<string, Dimension[]> = {
@@ -60,6 +63,8 @@ Examples:
   cat events.jsonl | stepwise report - --json
   stepwise report events.jsonl --since 1h --fail-above fallback-rate=0.05 --fail-below availability=0.99
   CLOUDFLARE_API_TOKEN=… stepwise report --source logs --gateway chat-prod --account-id <id> --since 24h
+  CLOUDFLARE_API_TOKEN=… stepwise report --source analytics-engine --account-id <id> --since 30d --by route,metadata.plan
+  CLOUDFLARE_API_TOKEN=… stepwise report --source analytics-engine --account-id <id> --since 1h --compare previous --fail-below availability=0.99
   stepwise report export.json --source analytics-engine --by route --csv
 
 Figures: calls, share, success rate, availability (calls answered / calls made; 5xx, 429, 408
@@ -88,7 +93,11 @@ export function reportCommand(dependencies: ReportCommandDependencies = {}): Com
       [],
     )
     .option("--route <name>", "only this route (repeatable)", collect, [])
-    .option("--by <dimensions>", "group by step|provider|model|route|gateway (comma list)", "step")
+    .option(
+      "--by <dimensions>",
+      "group by step|provider|model|route|gateway|metadata.<key> (comma list)",
+      "step",
+    )
     .option("--since <time>", "window start: ISO time, date, or a duration back from now (24h)")
     .option("--until <time>", "window end (exclusive; default now when --since is given)")
     .option("--bucket <size>", "time buckets: 1m, 5m, 1h, 1d (per-bucket rows and a series table)")
@@ -108,8 +117,18 @@ export function reportCommand(dependencies: ReportCommandDependencies = {}): Com
       collect,
       [],
     )
-    .option("--account-id <id>", "logs: Cloudflare account id (default $CLOUDFLARE_ACCOUNT_ID)")
-    .option("--base-url <url>", "logs: API base URL (default $CLOUDFLARE_BASE_URL or Cloudflare's)")
+    .option(
+      "--account-id <id>",
+      "logs, live Analytics Engine: Cloudflare account id (default $CLOUDFLARE_ACCOUNT_ID)",
+    )
+    .option(
+      "--dataset <name>",
+      "live Analytics Engine: the dataset the Worker writes (default stepwise_events)",
+    )
+    .option(
+      "--base-url <url>",
+      "logs, live Analytics Engine: API base URL (default $CLOUDFLARE_BASE_URL or Cloudflare's)",
+    )
     .option("--per-page <n>", "logs: records per page", "50")
     .addHelpText("after", examples)
     .action(async (input: string | undefined, options: ReportOptions) => {
@@ -163,11 +182,19 @@ async function openSource(
   options: ReportOptions,
   window: ReturnType<typeof parseWindow>,
   dependencies: ReportCommandDependencies,
-): Promise<EventSource> {
+): Promise<ReportSource> {
   const { analyticsEngineSource, eventsFileSource, gatewayLogsSource } = await import(
     "../../analytics/sources/index.ts"
   );
   const env = dependencies.env ?? process.env;
+  if (options.source === "analytics-engine" && input === undefined) {
+    return liveAnalyticsEngine(options, env, dependencies);
+  }
+  if (options.dataset !== undefined) {
+    throw invalid(
+      "--dataset names the dataset of a live Analytics Engine query: use it with --source analytics-engine --account-id <id> and no file.",
+    );
+  }
   if (options.source === "logs") {
     if (input !== undefined)
       throw invalid(
@@ -212,14 +239,47 @@ async function openSource(
     : analyticsEngineSource(input, inputOptions);
 }
 
+/** `--source analytics-engine` without a file: the live dataset through the SQL API. */
+async function liveAnalyticsEngine(
+  options: ReportOptions,
+  env: Readonly<Record<string, string | undefined>>,
+  dependencies: ReportCommandDependencies,
+): Promise<ReportSource> {
+  const accountId = options.accountId ?? env.CLOUDFLARE_ACCOUNT_ID;
+  if (!accountId)
+    throw invalid(
+      "--source analytics-engine reads an export file, or queries the live dataset with --account-id <id> (or CLOUDFLARE_ACCOUNT_ID). Give one of them.",
+    );
+  const apiToken = env.CLOUDFLARE_API_TOKEN;
+  if (!apiToken)
+    throw invalid(
+      "--source analytics-engine --account-id needs an API token with Account Analytics Read permission. Set CLOUDFLARE_API_TOKEN.",
+    );
+  const { analyticsEngineSqlSource } = await import("../../analytics/sql/index.ts");
+  return analyticsEngineSqlSource({
+    accountId,
+    apiToken,
+    ...(options.dataset === undefined ? {} : { dataset: options.dataset }),
+    ...((options.baseUrl ?? env.CLOUDFLARE_BASE_URL)
+      ? { baseURL: options.baseUrl ?? env.CLOUDFLARE_BASE_URL }
+      : {}),
+    ...(dependencies.fetch ? { fetch: dependencies.fetch } : {}),
+    ...(dependencies.sleep ? { sleep: dependencies.sleep } : {}),
+  });
+}
+
 /** `--by step,provider` → the dimensions to group by (see `dimensionSets`). */
 export function parseDimensions(text: string): Dimension[] {
   const wanted = new Set<Dimension>();
   for (const item of text.split(",").map((part) => part.trim())) {
+    if (/^metadata\.[^,\s]+$/.test(item)) {
+      wanted.add(item as Dimension);
+      continue;
+    }
     const set = dimensionSets[item];
     if (!set)
       throw invalid(
-        `--by "${item}" is not a dimension. Use step, provider, model, route or gateway (a comma list groups by several).`,
+        `--by "${item}" is not a dimension. Use step, provider, model, route, gateway or metadata.<key> (a comma list groups by several).`,
       );
     for (const dimension of set) wanted.add(dimension);
   }
