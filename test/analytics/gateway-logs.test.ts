@@ -51,6 +51,20 @@ function log(index: number, overrides: Partial<GatewayLog> = {}): GatewayLog {
   };
 }
 
+/** Cloudflare's `created_at` `gt`/`lt` filters, as the SDK sends them (dotted, repeated). */
+function matchesTimeFilters(record: unknown, query: URLSearchParams): boolean {
+  const keys = query.getAll("filters.key");
+  const operators = query.getAll("filters.operator");
+  const values = query.getAll("filters.value");
+  const time = Date.parse((record as { created_at?: string }).created_at ?? "");
+  if (Number.isNaN(time)) return true;
+  return keys.every((key, index) => {
+    if (key !== "created_at") return true;
+    const bound = Date.parse(values[index] ?? "");
+    return operators[index] === "gt" ? time > bound : time < bound;
+  });
+}
+
 /** Serves `logs` in Cloudflare's page envelope; an empty page ends the SDK's pagination. */
 function serveLogs(base: string, logs: unknown[]) {
   server.use(
@@ -61,9 +75,10 @@ function serveLogs(base: string, logs: unknown[]) {
         const url = new URL(request.url);
         const page = Number(url.searchParams.get("page") ?? "1");
         const perPage = Number(url.searchParams.get("per_page") ?? "20");
+        const matching = logs.filter((record) => matchesTimeFilters(record, url.searchParams));
         const result =
           params.account === accountId && params.gateway === "chat-prod"
-            ? logs.slice((page - 1) * perPage, page * perPage)
+            ? matching.slice((page - 1) * perPage, page * perPage)
             : [];
         return HttpResponse.json({
           success: true,
@@ -86,12 +101,17 @@ describe("gateway logs through the cloudflare SDK", () => {
     for await (const event of source.events()) events.push(event);
 
     expect(events).toEqual(logs.map((record) => logToEvent(record, "chat-prod")));
-    // Pages 1–3 hold 10 + 10 + 3 records; page 4 is empty and ends the listing.
-    expect(seen.map((request) => new URL(request.url).searchParams.get("page"))).toEqual([
-      "1",
-      "2",
-      "3",
-      "4",
+    // Three requests, each for the records from the last one read on (read again, and dropped
+    // by id): 10 + 10 + 5 records; a short page ends the listing.
+    expect(seen).toHaveLength(3);
+    expect(seen.map((request) => decodeURIComponent(new URL(request.url).search))).toEqual([
+      expect.not.stringContaining("gt"),
+      expect.stringContaining(
+        `gt&filters.value=${new Date(Date.parse(logs[9]!.created_at) - 1).toISOString()}`,
+      ),
+      expect.stringContaining(
+        `gt&filters.value=${new Date(Date.parse(logs[18]!.created_at) - 1).toISOString()}`,
+      ),
     ]);
     for (const request of seen) {
       expect(request.headers.get("authorization")).toBe(`Bearer ${apiToken}`);
@@ -127,6 +147,7 @@ describe("gateway logs through the cloudflare SDK", () => {
       logId: log(3).id,
       attempts: 1,
       streamed: false,
+      metadata: { route: "fast" },
     });
     expect(logToEvent(log(4), "chat-prod")).toMatchObject({
       step: null,
@@ -165,15 +186,16 @@ describe("gateway logs through the cloudflare SDK", () => {
       }),
       { window: { since, until }, dimensions: ["route", "step"] },
     );
+    // The API is asked for the window only: log(1) and the malformed record come back.
     expect(report.counted).toBe(1);
-    expect(report.outsideWindow).toBe(2);
+    expect(report.outsideWindow).toBe(0);
     expect(report.source).toMatchObject({
       kind: "logs",
       name: "gateway logs chat-prod",
-      records: 4,
+      records: 2,
       malformed: 1,
     });
-    expect(report.source.malformedSamples[0]).toMatchObject({ line: 3 });
+    expect(report.source.malformedSamples[0]).toMatchObject({ line: 2 });
     const query = decodeURIComponent(new URL(seen[0]?.url ?? "").search);
     expect(query).toContain("2026-05-01T00:00:59.999Z");
     expect(query).toContain("2026-05-01T00:02:00.000Z");
@@ -199,6 +221,7 @@ describe("gateway logs through the cloudflare SDK", () => {
       gatewayId: "chat-prod",
       apiToken,
       maxRetries: 0,
+      sleep: () => Promise.reject(new Error("a refusal is not retried")),
     });
     const reading = (async () => {
       for await (const _ of source.events()) {

@@ -1,11 +1,30 @@
+/**
+ * The same traffic read three ways gives the same calls, step shares, availability and fallback
+ * rate per route: the client's events, the gateway's logs (records joined into calls by event id,
+ * read through the `cloudflare` SDK from the emulator's REST subset), and Analytics Engine points
+ * (encoded with the Worker's schema module, queried through a fake SQL API that runs the SQL).
+ *
+ * The points here are encoded from the client's view of each call; that the companion Worker
+ * writes exactly those points for calls it proxies is the Worker's own end-to-end test. Together
+ * they close the loop from a call to the report.
+ */
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildReport, gatewayLogsSource } from "../../src/analytics/index.ts";
-import { createGatewayClient } from "../../src/client/index.ts";
+import {
+  analyticsEngineSqlSource,
+  buildReport,
+  gatewayLogsSource,
+  type Report,
+  type ReportSource,
+} from "../../src/analytics/index.ts";
+import { createGatewayClient, memoryRecorder } from "../../src/client/index.ts";
 import { loadConfig, type StepwiseConfig } from "../../src/config/index.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
+import { callPointOf } from "../analytics/call-points.ts";
+import { createFakeSqlApi } from "../analytics/fake-sql-api.ts";
 
 const repoRoot = path.resolve(import.meta.dirname, "../..");
+const recorder = memoryRecorder();
 let emulator: Emulator;
 let config: StepwiseConfig;
 
@@ -21,42 +40,111 @@ beforeAll(async () => {
     routes: gateway.routes,
     keyLookup: () => "test-key",
     breaker: false,
+    recorder,
   });
-  const ask = (index: number) =>
-    client.chat({ route: "default", messages: [{ role: "user", content: `Question ${index}` }] });
-  for (let index = 0; index < 6; index++) await ask(index);
-  emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "unavailable" }] });
-  for (let index = 6; index < 10; index++) await ask(index);
-});
+  const ask = (route: string, index: number) =>
+    client
+      .chat({ route, messages: [{ role: "user", content: `Question ${index}` }] })
+      .catch(() => undefined);
+  const faults = emulator.mocks!;
+  for (let index = 0; index < 6; index++) await ask("default", index);
+  for (let index = 0; index < 3; index++) await ask("fast", 100 + index);
+  faults.setFaults({ rules: [{ provider: "anthropic", kind: "unavailable" }] });
+  for (let index = 6; index < 10; index++) await ask("default", index);
+  faults.setFaults({
+    rules: ["anthropic", "openai", "workers-ai", "groq"].map((provider) => ({
+      provider,
+      kind: "unavailable" as const,
+    })),
+  });
+  for (let index = 10; index < 12; index++) await ask("default", index);
+  await ask("fast", 103);
+  faults.setFaults({ rules: [{ provider: "groq", kind: "unavailable" }] });
+  await ask("fast", 104);
+}, 120_000);
 
 afterAll(async () => {
-  await emulator.close();
+  await emulator?.close();
 });
 
-describe("stepwise report --source logs against the emulator's REST subset", () => {
-  it("reads the gateway's log records through the cloudflare SDK, attributed to the client's route", async () => {
-    const report = await buildReport(
+/** Per route: the figures the three sources must agree on. */
+function perRoute(report: Report) {
+  return Object.fromEntries(
+    report.routes.map((row) => [
+      `${row.key.gateway}/${row.key.route}`,
+      {
+        calls: row.figures.calls,
+        steps: row.figures.steps,
+        availability: row.figures.availability,
+        fallbackRate: row.figures.fallbackRate,
+        successRate: row.figures.successRate,
+      },
+    ]),
+  );
+}
+
+describe("one run reported from the events, the gateway logs and Analytics Engine", () => {
+  it("gives the same calls, step shares, availability and fallback rate per route", async () => {
+    const events = recorder.events;
+    expect(events).toHaveLength(17);
+    const fromEvents = await buildReport(memorySource(events));
+
+    const fromLogs = await buildReport(
       gatewayLogsSource({
         accountId: config.accountId,
         gatewayId: "chat-prod",
         apiToken: "local",
         baseURL: emulator.restUrl,
-        perPage: 3,
+        perPage: 5,
       }),
     );
-    // One record per step tried: 6 calls served by step 0, then 4 calls whose step 0 failed
-    // (anthropic down, retried by the gateway within the step) and step 1 served.
-    expect(report.source.records).toBe(14);
-    expect(report.source.malformed).toBe(0);
-    expect(report.routes.map((row) => [row.key.gateway, row.key.route])).toEqual([
-      ["chat-prod", "default"],
-    ]);
-    expect(report.totals.steps).toEqual({ "0": 10, "1": 4 });
-    expect(report.totals.ok).toBe(10);
-    const failed = report.groups.find(
-      (row) => row.key.step === 0 && row.key.provider === "anthropic",
+    expect(fromLogs.source.malformed).toBe(0);
+    // More records than calls: every fallback and failure left a record per step tried.
+    expect(fromLogs.source.records).toBeGreaterThan(17);
+
+    const sql = createFakeSqlApi({
+      accountId: config.accountId,
+      apiToken: "analytics-token",
+      dataset: "stepwise_events",
+    });
+    await sql.load(
+      events.map((event) => ({ time: Date.parse(event.time), point: callPointOf(event) })),
     );
-    expect(failed?.figures.calls).toBe(10);
-    expect(failed?.figures.ok).toBe(6);
+    const fromAnalyticsEngine = await buildReport(
+      analyticsEngineSqlSource({
+        accountId: config.accountId,
+        apiToken: "analytics-token",
+        baseURL: sql.baseURL,
+        fetch: sql.fetch,
+      }),
+    );
+    sql.close();
+
+    const expected = perRoute(fromEvents);
+    expect(expected["chat-prod/default"]).toMatchObject({
+      calls: 12,
+      steps: { "0": 6, "1": 4, none: 2 },
+      fallbackRate: 4 / 12,
+      availability: 10 / 12,
+    });
+    expect(expected["chat-prod/fast"]).toMatchObject({
+      calls: 5,
+      steps: { "0": 3, "1": 1, none: 1 },
+    });
+    expect(perRoute(fromLogs)).toEqual(expected);
+    expect(perRoute(fromAnalyticsEngine)).toEqual(expected);
   });
 });
+
+function memorySource(
+  events: readonly import("../../src/client/event.ts").CallEvent[],
+): ReportSource {
+  return {
+    kind: "events",
+    name: "memory",
+    stats: { records: events.length, malformed: 0, malformedSamples: [] },
+    async *events() {
+      yield* events;
+    },
+  };
+}

@@ -1,24 +1,43 @@
 /**
  * @module
  * Source (2): the gateway's own logs, read through the official `cloudflare` SDK
- * (`client.aiGateway.logs.list`, auto-paginated), against Cloudflare or any server with the same
- * REST shape (the emulator's `/client/v4` subset) via `baseURL`.
+ * (`client.aiGateway.logs.list`), against Cloudflare or any server with the same REST shape (the
+ * emulator's `/client/v4` subset) via `baseURL`. Records are grouped into calls by event id
+ * (`log-records.ts`), so availability and fallback rate count calls, as the client's events do.
  *
- * A log record maps to a `CallEvent` as follows: `created_at` → time, `id` → id and logId,
- * `step` → step (absent: 0 when the call succeeded, null when it failed), `provider`, `model`,
- * `status_code` → status (absent: 200 on success, 0 on failure), `success` → ok, `cached` →
- * cacheStatus HIT/MISS, `duration` → latencyMs, `tokens_in`/`tokens_out`/`cost`. The route comes
- * from the log's metadata key `route` (the client sends it in `cf-aig-metadata`), else
- * `unknown`; `mode` from metadata `mode`, else `universal`. A failed record gets errorCode
- * `http_<status>` (or `failed` without a status). Records of the wrong shape are counted as
- * malformed (numbered in the order read).
+ * Streaming and bounded: pages are read oldest first with a time cursor (`log-pages.ts`), and a
+ * call is handed on once the pull has moved `callHorizonMs` past its last record (or when more
+ * than `maxPendingCalls` calls are open), so memory holds the calls in flight, not the logs.
+ * Records of the wrong shape are counted as malformed (numbered in the order read).
  */
 import type { APIError } from "cloudflare";
-import { z } from "zod";
-import type { CallEvent } from "../../client/event.ts";
+import type { AnalyticsEvent } from "../dimensions.ts";
 import { AnalyticsError } from "../errors.ts";
 import type { TimeWindow } from "../window.ts";
+import { type LogCursor, pagedRecords } from "./log-pages.ts";
+import { callKeyOf, type GatewayLog, gatewayLogSchema, recordsToCall } from "./log-records.ts";
 import { type EventSource, SourceTally } from "./types.ts";
+
+export type { LogCursor } from "./log-pages.ts";
+export {
+  callKeyOf,
+  type GatewayLog,
+  gatewayLogSchema,
+  logToEvent,
+  recordsToCall,
+} from "./log-records.ts";
+
+/** How far past a call's last record the pull goes before the call is complete (5 minutes). */
+export const defaultCallHorizonMs = 300_000;
+
+/** Progress of a pull, after each page. */
+export interface LogsProgress {
+  readonly records: number;
+  readonly calls: number;
+  readonly pages: number;
+  /** The cursor reached: pass it as `resumeFrom` to continue from here. */
+  readonly cursor: LogCursor | null;
+}
 
 export interface GatewayLogsOptions {
   /** Cloudflare account id. */
@@ -29,7 +48,7 @@ export interface GatewayLogsOptions {
   readonly apiToken: string;
   /** API base (default Cloudflare's `https://api.cloudflare.com/client/v4`). */
   readonly baseURL?: string;
-  /** Records per page (default 50). */
+  /** Records per page (default 50, the API's maximum). */
   readonly perPage?: number;
   /** Ask the API only for logs in this window (the aggregation filters exactly anyway). */
   readonly window?: TimeWindow;
@@ -37,38 +56,33 @@ export interface GatewayLogsOptions {
   readonly fetch?: typeof globalThis.fetch;
   /** SDK retries on 429/5xx (default 2). */
   readonly maxRetries?: number;
+  /** Tries of a page again from the same cursor after the SDK gave up (default 3). */
+  readonly pageRetries?: number;
+  /** Waits between page tries (default a timer). */
+  readonly sleep?: (milliseconds: number) => Promise<void>;
+  /** Continue a pull from where an earlier one stopped. */
+  readonly resumeFrom?: LogCursor;
+  /** One record per event instead of one call per event id (default false). */
+  readonly perRecord?: boolean;
+  /** See the module doc (defaults {@link defaultCallHorizonMs} and 100,000). */
+  readonly callHorizonMs?: number;
+  readonly maxPendingCalls?: number;
+  /** Called after each page. */
+  readonly onProgress?: (progress: LogsProgress) => void;
+  /** Clock for the window's end when it is open (default `Date.now`). */
+  readonly now?: () => number;
   /** Malformed records kept as samples (default 5). */
   readonly malformedSamples?: number;
 }
 
-/** Shape of one log record as the analytics needs it (SDK `LogListResponse`). */
-export const gatewayLogSchema = z.object({
-  id: z.string(),
-  created_at: z.string().refine((value) => !Number.isNaN(Date.parse(value)), "not a date-time"),
-  provider: z.string(),
-  model: z.string(),
-  duration: z.number().nonnegative(),
-  success: z.boolean(),
-  cached: z.boolean(),
-  status_code: z.number().int().nonnegative().optional(),
-  tokens_in: z.number().int().nonnegative().nullable(),
-  tokens_out: z.number().int().nonnegative().nullable(),
-  cost: z.number().nonnegative().optional(),
-  step: z.number().int().nonnegative().optional(),
-  metadata: z.string().optional(),
-  response_content_type: z.string().optional(),
-});
-
-export type GatewayLog = z.infer<typeof gatewayLogSchema>;
-
-/** The gateway logs as an event source. */
+/** The gateway logs as an event source: one event per call. */
 export function gatewayLogsSource(options: GatewayLogsOptions): EventSource {
   const stats = new SourceTally(options.malformedSamples);
   return {
     kind: "logs",
     name: `gateway logs ${options.gatewayId}`,
     stats,
-    async *events(): AsyncGenerator<CallEvent> {
+    async *events(): AsyncGenerator<AnalyticsEvent> {
       // Loaded on first use: importing the SDK takes seconds, and only this source needs it.
       const { default: Cloudflare } = await import("cloudflare");
       const client = new Cloudflare({
@@ -81,17 +95,54 @@ export function gatewayLogsSource(options: GatewayLogsOptions): EventSource {
         fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
         maxRetries: options.maxRetries ?? 2,
       });
-      const filters = windowFilters(options.window);
-      const logs = client.aiGateway.logs.list(options.gatewayId, {
-        account_id: options.accountId,
-        page: 1,
-        per_page: options.perPage ?? 50,
-        order_by: "created_at",
-        order_by_direction: "asc",
-        ...(filters.length > 0 ? { filters } : {}),
-      });
+      const perPage = options.perPage ?? 50;
+      const pending = new Map<string, { records: GatewayLog[]; last: number }>();
+      const horizon = options.callHorizonMs ?? defaultCallHorizonMs;
+      const maxPending = options.maxPendingCalls ?? 100_000;
+      let calls = 0;
+      let pages = 0;
+      const complete = (key: string) => {
+        const call = pending.get(key);
+        pending.delete(key);
+        calls += 1;
+        return recordsToCall(call?.records ?? [], options.gatewayId);
+      };
+      const records = pagedRecords(
+        async (request) => {
+          const filters = windowFilters({ since: request.after, until: request.before }, true);
+          const page = await client.aiGateway.logs.list(options.gatewayId, {
+            account_id: options.accountId,
+            page: request.page,
+            per_page: perPage,
+            order_by: "created_at",
+            order_by_direction: "asc",
+            ...(filters.length > 0 ? { filters } : {}),
+          });
+          return page.result as unknown[];
+        },
+        {
+          perPage,
+          since: options.window?.since ?? null,
+          until: options.window?.until ?? (options.now ?? Date.now)(),
+          ...(options.resumeFrom ? { resumeFrom: options.resumeFrom } : {}),
+          ...(options.pageRetries === undefined ? {} : { pageRetries: options.pageRetries }),
+          ...(options.sleep ? { sleep: options.sleep } : {}),
+          // A refusal (4xx other than 429) will not change on a second try.
+          isRetryable: (error) =>
+            !(
+              error instanceof Cloudflare.APIError &&
+              error.status !== undefined &&
+              error.status < 500 &&
+              error.status !== 429
+            ),
+          onPage: (cursor) => {
+            pages += 1;
+            options.onProgress?.({ records: stats.records, calls, pages, cursor });
+          },
+        },
+      );
       try {
-        for await (const record of logs) {
+        for await (const record of records) {
           stats.records += 1;
           const parsed = gatewayLogSchema.safeParse(record);
           if (!parsed.success) {
@@ -102,8 +153,22 @@ export function gatewayLogsSource(options: GatewayLogsOptions): EventSource {
             );
             continue;
           }
-          yield logToEvent(parsed.data, options.gatewayId);
+          const log = parsed.data;
+          const time = Date.parse(log.created_at);
+          const key = options.perRecord ? `${log.id}\u0000record` : callKeyOf(log);
+          const call = pending.get(key);
+          if (call) {
+            call.records.push(log);
+            call.last = Math.max(call.last, time);
+          } else pending.set(key, { records: [log], last: time });
+          // Calls the pull has moved well past are complete (the map keeps first-seen order).
+          for (const [openKey, open] of pending) {
+            if (open.last >= time - horizon && pending.size <= maxPending) break;
+            if (openKey === key) continue;
+            yield complete(openKey);
+          }
         }
+        for (const key of [...pending.keys()]) yield complete(key);
       } catch (error) {
         throw logsApiError(error, options, Cloudflare.APIError);
       }
@@ -111,54 +176,18 @@ export function gatewayLogsSource(options: GatewayLogsOptions): EventSource {
   };
 }
 
-/** Maps one gateway log record to a `CallEvent` (see the module doc). */
-export function logToEvent(log: GatewayLog, gatewayId: string): CallEvent {
-  const metadata = parseMetadata(log.metadata);
-  const status = log.status_code ?? (log.success ? 200 : 0);
-  const mode = metadata.mode;
-  return {
-    time: new Date(log.created_at).toISOString(),
-    id: log.id,
-    gateway: gatewayId,
-    route: typeof metadata.route === "string" && metadata.route !== "" ? metadata.route : "unknown",
-    mode: mode === "dynamic" || mode === "fetch" ? mode : "universal",
-    step: log.step ?? (log.success ? 0 : null),
-    provider: log.provider || null,
-    model: log.model || null,
-    status,
-    ok: log.success,
-    cacheStatus: log.cached ? "HIT" : "MISS",
-    latencyMs: log.duration,
-    tokensIn: log.tokens_in,
-    tokensOut: log.tokens_out,
-    cost: log.cost ?? null,
-    errorCode: log.success ? null : log.status_code ? `http_${log.status_code}` : "failed",
-    logId: log.id,
-    attempts: 1,
-    streamed: log.response_content_type?.includes("event-stream") ?? false,
-  };
-}
-
-function parseMetadata(text: string | undefined): Record<string, unknown> {
-  if (!text) return {};
-  try {
-    const value: unknown = JSON.parse(text);
-    return typeof value === "object" && value !== null ? (value as Record<string, unknown>) : {};
-  } catch {
-    return {};
-  }
-}
-
 function windowFilters(
   window: TimeWindow | undefined,
+  exclusiveSince = false,
 ): Array<{ key: "created_at"; operator: "gt" | "lt"; value: string[] }> {
   const filters: Array<{ key: "created_at"; operator: "gt" | "lt"; value: string[] }> = [];
   if (window?.since != null) {
-    // `gt` is strict and `since` is inclusive: ask from one millisecond before.
+    // `gt` is strict and `since` is inclusive: ask from one millisecond before (the pager
+    // passes its cursor already moved back).
     filters.push({
       key: "created_at",
       operator: "gt",
-      value: [new Date(window.since - 1).toISOString()],
+      value: [new Date(exclusiveSince ? window.since : window.since - 1).toISOString()],
     });
   }
   if (window?.until != null) {

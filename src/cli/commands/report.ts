@@ -25,6 +25,11 @@ export interface ReportCommandDependencies {
   readonly fetch?: typeof globalThis.fetch;
   /** Waits between API retries (default a timer). */
   readonly sleep?: (milliseconds: number) => Promise<void>;
+  /**
+   * Where the progress line of a long logs pull goes (default: stderr when it is a terminal,
+   * rewritten in place; nowhere otherwise, so cron logs stay clean).
+   */
+  readonly progress?: (line: string) => void;
 }
 
 interface ReportOptions {
@@ -216,8 +221,11 @@ async function openSource(
         "--source logs needs an API token with AI Gateway Read permission. Set CLOUDFLARE_API_TOKEN.",
       );
     const perPage = Number(options.perPage);
-    if (!Number.isInteger(perPage) || perPage < 1)
-      throw invalid(`--per-page "${options.perPage}" must be a whole number ≥ 1.`);
+    if (!Number.isInteger(perPage) || perPage < 1 || perPage > 50)
+      throw invalid(`--per-page "${options.perPage}" must be a whole number from 1 to 50.`);
+    const progress =
+      dependencies.progress ??
+      (process.stderr.isTTY ? (line: string) => process.stderr.write(`\r\u001b[2K${line}`) : null);
     return gatewayLogsSource({
       accountId,
       gatewayId,
@@ -226,6 +234,15 @@ async function openSource(
       perPage,
       window,
       ...(dependencies.fetch ? { fetch: dependencies.fetch } : {}),
+      ...(dependencies.sleep ? { sleep: dependencies.sleep } : {}),
+      ...(progress
+        ? {
+            onProgress: ({ records, calls, pages, cursor }) =>
+              progress(
+                `reading gateway logs: ${records.toLocaleString("en-US")} records, ${calls.toLocaleString("en-US")} calls, ${pages} pages${cursor ? `, up to ${new Date(cursor.time).toISOString()}` : ""}`,
+              ),
+          }
+        : {}),
     });
   }
   if (input === undefined) {
