@@ -8,6 +8,7 @@
 import { handleAdmin, notFound, requireAdmin } from "./admin-api.ts";
 import { AppTokenStore } from "./app-tokens.ts";
 import type { ExecutionContextLike, ScheduledControllerLike, WorkerEnv } from "./bindings.ts";
+import { type DailySummaryEnv, runDailySummary } from "./daily-summary.ts";
 import { errorResponse, jsonResponse, unauthorized, WorkerError } from "./errors.ts";
 import type { FetchFunction, HandlerContext, WorkerLogger } from "./handler-context.ts";
 import { healthResponse } from "./health.ts";
@@ -88,8 +89,18 @@ export function createWorker(options: WorkerOptions = {}): StepwiseWorker {
         return errorResponse(error, options.logger ?? console);
       }
     },
-    async scheduled(_controller, env, execution) {
+    async scheduled(controller, env, execution) {
       execution.waitUntil(run(env, execution));
+      const context = contextFor(env, execution);
+      execution.waitUntil(
+        runDailySummary({
+          env: env as DailySummaryEnv,
+          accountId: context.settings.config.accountId,
+          scheduledTime: controller.scheduledTime,
+          fetch: context.fetch,
+          logger: context.logger,
+        }),
+      );
     },
     runScheduled: (env, execution = { waitUntil: () => undefined }) => run(env, execution),
   };

@@ -106,7 +106,7 @@ async function aggregateLive(context: LiveContext, options: AggregateOptions): P
   let first: number | null = null;
   let last: number | null = null;
   for (const row of await rowsFor({ dimensions: fine }, countSelections)) {
-    read(context, row, () => {
+    read(context, () => {
       groupCounts.add(row, fine);
       routeCounts.add(row, fine);
       totalCounts.add(row, fine);
@@ -125,7 +125,7 @@ async function aggregateLive(context: LiveContext, options: AggregateOptions): P
   if (dimensions.length > 0) quantileGroupings.push([]);
   for (const grouping of quantileGroupings) {
     for (const row of await rowsFor({ dimensions: grouping }, quantileSelections)) {
-      read(context, row, () => quantiles.add(row, grouping));
+      read(context, () => quantiles.add(row, grouping));
     }
   }
   const totalTally = totalCounts.tallies()[0];
@@ -168,7 +168,7 @@ async function seriesPoints(
   const starts = new Set<number>();
   const countRows = await rowsFor({ dimensions: countDimensions, bucketMs }, countSelections);
   for (const row of countRows) {
-    read(context, row, () => {
+    read(context, () => {
       const bucket = String(numberColumn(row, "bucket"));
       starts.add(Number(bucket));
       bucketTotals.add(row, countDimensions, bucket);
@@ -180,7 +180,7 @@ async function seriesPoints(
     explicit && dimensions.length > 0 ? [[], dimensions] : [[]];
   for (const grouping of quantileGroupings) {
     for (const row of await rowsFor({ dimensions: grouping, bucketMs }, quantileSelections)) {
-      read(context, row, () => quantiles.add(row, grouping, String(numberColumn(row, "bucket"))));
+      read(context, () => quantiles.add(row, grouping, String(numberColumn(row, "bucket"))));
     }
   }
   return [...starts]
@@ -219,7 +219,7 @@ async function automaticBucket(context: LiveContext, scope: QueryScope): Promise
   return chooseAutoBucket(from, Math.max(from, to), 1000);
 }
 
-function read(context: LiveContext, row: SqlRow, use: () => void): void {
+function read(context: LiveContext, use: () => void): void {
   context.stats.records += 1;
   try {
     use();
