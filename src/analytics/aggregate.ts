@@ -14,6 +14,7 @@ import {
   type GroupKey,
   orderDimensions,
 } from "./dimensions.ts";
+import { eventTime } from "./event-schema.ts";
 import { type Figures, GroupStats } from "./figures.ts";
 import {
   autoBucketSizes,
@@ -89,11 +90,79 @@ export interface AggregateOptions {
 export const maxStreamingBuckets = 480;
 
 interface Bucket {
-  totals: GroupStats;
-  groups: Map<string, { key: GroupKey; stats: GroupStats }> | null;
+  /** All calls of the bucket (automatic series), or null (explicit: merged from `groups`). */
+  totals: GroupStats | null;
+  groups: GroupIndex | null;
 }
 
-/** One-pass aggregator. Call `add` for each event, then `finish` once. */
+/** A group's key and its running figures. */
+interface Group {
+  readonly key: GroupKey;
+  readonly stats: GroupStats;
+}
+
+/**
+ * Groups by the values of some dimensions, found through nested maps (one level per dimension),
+ * so a lookup builds no key string and hashes only the short values.
+ */
+class GroupIndex {
+  readonly #dimensions: readonly Dimension[];
+  readonly #root = new Map<unknown, unknown>();
+  readonly groups: Group[] = [];
+
+  constructor(dimensions: readonly Dimension[]) {
+    this.#dimensions = dimensions;
+  }
+
+  /** The group of `event`, created on first sight. */
+  of(event: AnalyticsEvent): GroupStats {
+    const dimensions = this.#dimensions;
+    let map = this.#root;
+    const last = dimensions.length - 1;
+    for (let index = 0; index < last; index += 1) {
+      const value = dimensionValue(event, dimensions[index] as Dimension);
+      let next = map.get(value) as Map<unknown, unknown> | undefined;
+      if (next === undefined) {
+        next = new Map();
+        map.set(value, next);
+      }
+      map = next;
+    }
+    const leaf = last >= 0 ? dimensionValue(event, dimensions[last] as Dimension) : null;
+    let group = map.get(leaf) as Group | undefined;
+    if (group === undefined) {
+      const key: GroupKey = {};
+      for (const dimension of dimensions) key[dimension] = dimensionValue(event, dimension);
+      group = { key, stats: new GroupStats() };
+      map.set(leaf, group);
+      this.groups.push(group);
+    }
+    return group.stats;
+  }
+}
+
+/** Merges groups into coarser ones keyed by `dimensions` (a subset of theirs). */
+function project(groups: readonly Group[], dimensions: readonly Dimension[]): Group[] {
+  const merged = new Map<string, Group>();
+  for (const group of groups) {
+    const key: GroupKey = {};
+    for (const dimension of dimensions) key[dimension] = group.key[dimension] ?? null;
+    const id = JSON.stringify(dimensions.map((dimension) => key[dimension]));
+    let into = merged.get(id);
+    if (!into) {
+      into = { key, stats: new GroupStats() };
+      merged.set(id, into);
+    }
+    into.stats.merge(group.stats);
+  }
+  return [...merged.values()];
+}
+
+/**
+ * One-pass aggregator. Call `add` for each event, then `finish` once. Each event is added to one
+ * group of the finest grouping needed (the dimensions plus gateway and route) and to one time
+ * bucket; groups, routes and totals are merged from the fine groups at the end.
+ */
 export class StepRateAggregator {
   readonly #dimensions: Dimension[];
   readonly #window: TimeWindow;
@@ -102,9 +171,7 @@ export class StepRateAggregator {
   readonly #explicitBucket: boolean;
   readonly #keepSeries: boolean;
   #bucketMs: number;
-  readonly #totals = new GroupStats();
-  readonly #groups = new Map<string, { key: GroupKey; stats: GroupStats }>();
-  readonly #routeGroups = new Map<string, { key: GroupKey; stats: GroupStats }>();
+  readonly #fine: GroupIndex;
   #buckets = new Map<number, Bucket>();
   #first: number | null = null;
   #last: number | null = null;
@@ -113,6 +180,7 @@ export class StepRateAggregator {
 
   constructor(options: AggregateOptions = {}) {
     this.#dimensions = orderDimensions(options.dimensions ?? allDimensions);
+    this.#fine = new GroupIndex(orderDimensions([...this.#dimensions, "gateway", "route"]));
     this.#window = options.window ?? { since: null, until: null };
     this.#gateways = options.gateways?.length ? new Set(options.gateways) : null;
     this.#routes = options.routes?.length ? new Set(options.routes) : null;
@@ -128,27 +196,23 @@ export class StepRateAggregator {
   }
 
   /** Counts one event; says whether it was counted or why not. */
-  add(event: CallEvent): "counted" | "outside_window" | "filtered" {
+  add(event: AnalyticsEvent): "counted" | "outside_window" | "filtered" {
     if (this.#gateways && !this.#gateways.has(event.gateway)) return this.#skip("filtered");
     if (this.#routes && !this.#routes.has(event.route)) return this.#skip("filtered");
-    const time = Date.parse(event.time);
+    const time = eventTime(event.time) ?? Date.parse(event.time);
     if (!inWindow(this.#window, time)) return this.#skip("outside_window");
     if (this.#first === null || time < this.#first) this.#first = time;
     if (this.#last === null || time > this.#last) this.#last = time;
-    this.#totals.add(event);
-    const id = this.#idOf(event);
-    statsFor(this.#groups, id, () => this.#keyOf(event)).add(event);
-    statsFor(this.#routeGroups, `${event.gateway}\u0000${event.route}`, () => ({
-      gateway: event.gateway,
-      route: event.route,
-    })).add(event);
-    if (this.#keepSeries) this.#addToBucket(time, event, id);
+    this.#fine.of(event).add(event);
+    if (this.#keepSeries) this.#addToBucket(time, event);
     return "counted";
   }
 
   /** The figures. The aggregator should not be used afterwards. */
   finish(): Aggregate {
-    const total = this.#totals.calls;
+    const fine = this.#fine.groups;
+    const totals = project(fine, [])[0]?.stats ?? new GroupStats();
+    const total = totals.calls;
     if (!this.#explicitBucket && this.#first !== null && this.#last !== null) {
       this.#coarsenTo(chooseAutoBucket(this.#first, this.#last, this.#bucketMs));
     }
@@ -156,12 +220,14 @@ export class StepRateAggregator {
     const points = [...this.#buckets.entries()]
       .sort(([a], [b]) => a - b)
       .map(([start, bucket]): SeriesPoint => {
+        const groups = bucket.groups?.groups ?? [];
+        const bucketTotals = bucket.totals ?? project(groups, [])[0]?.stats ?? new GroupStats();
         const point: SeriesPoint = {
           start: isoTime(start),
           end: isoTime(start + this.#bucketMs),
-          figures: bucket.totals.figures(total),
+          figures: bucketTotals.figures(total),
         };
-        if (bucket.groups) point.groups = rows(bucket.groups, bucket.totals.calls);
+        if (bucket.groups) point.groups = rows(groups, bucketTotals.calls);
         return point;
       });
     return {
@@ -172,9 +238,9 @@ export class StepRateAggregator {
       counted: total,
       outsideWindow: this.#outsideWindow,
       filteredOut: this.#filteredOut,
-      totals: this.#totals.figures(total),
-      routes: rows(this.#routeGroups, total),
-      groups: rows(this.#groups, total),
+      totals: totals.figures(total),
+      routes: rows(project(fine, ["gateway", "route"]), total),
+      groups: rows(project(fine, this.#dimensions), total),
       series: {
         bucket: formatDuration(this.#bucketMs),
         bucketMs: this.#bucketMs,
@@ -190,31 +256,17 @@ export class StepRateAggregator {
     return reason;
   }
 
-  /** A cheap string identity of the event's group (no allocation of the key object). */
-  #idOf(event: AnalyticsEvent): string {
-    let id = "";
-    for (const dimension of this.#dimensions) {
-      const value = dimensionValue(event, dimension);
-      id += value === null ? "\u0001\u0000" : `${value}\u0000`;
-    }
-    return id;
-  }
-
-  #keyOf(event: AnalyticsEvent): GroupKey {
-    const key: GroupKey = {};
-    for (const dimension of this.#dimensions) key[dimension] = dimensionValue(event, dimension);
-    return key;
-  }
-
-  #addToBucket(time: number, event: CallEvent, id: string): void {
+  #addToBucket(time: number, event: AnalyticsEvent): void {
     const start = bucketStart(time, this.#bucketMs);
     let bucket = this.#buckets.get(start);
     if (!bucket) {
-      bucket = { totals: new GroupStats(), groups: this.#explicitBucket ? new Map() : null };
+      bucket = this.#explicitBucket
+        ? { totals: null, groups: new GroupIndex(this.#dimensions) }
+        : { totals: new GroupStats(), groups: null };
       this.#buckets.set(start, bucket);
     }
-    bucket.totals.add(event);
-    if (bucket.groups) statsFor(bucket.groups, id, () => this.#keyOf(event)).add(event);
+    if (bucket.groups) bucket.groups.of(event).add(event);
+    else bucket.totals?.add(event);
     if (!this.#explicitBucket && this.#buckets.size > maxStreamingBuckets) {
       const next = autoBucketSizes.find((size) => size > this.#bucketMs);
       if (next !== undefined) this.#coarsenTo(next);
@@ -228,7 +280,7 @@ export class StepRateAggregator {
     for (const [start, bucket] of this.#buckets) {
       const target = bucketStart(start, next);
       const into = merged.get(target);
-      if (into) into.totals.merge(bucket.totals);
+      if (into?.totals && bucket.totals) into.totals.merge(bucket.totals);
       else merged.set(target, bucket);
     }
     this.#buckets = merged;
@@ -255,24 +307,8 @@ export function isoTime(time: number): string {
   return new Date(Math.max(-8.64e15, Math.min(8.64e15, time))).toISOString();
 }
 
-function statsFor(
-  groups: Map<string, { key: GroupKey; stats: GroupStats }>,
-  id: string,
-  makeKey: () => GroupKey,
-): GroupStats {
-  let entry = groups.get(id);
-  if (!entry) {
-    entry = { key: makeKey(), stats: new GroupStats() };
-    groups.set(id, entry);
-  }
-  return entry.stats;
-}
-
-function rows(
-  groups: Map<string, { key: GroupKey; stats: GroupStats }>,
-  scope: number,
-): GroupRow[] {
-  return [...groups.values()]
+function rows(groups: readonly Group[], scope: number): GroupRow[] {
+  return groups
     .map(({ key, stats }) => ({ key, figures: stats.figures(scope) }))
     .sort((a, b) => compareKeys(a.key, b.key));
 }

@@ -23,6 +23,16 @@ export class AnalyticsError extends StepwiseError {
     this.name = "AnalyticsError";
     this.code = options.code;
   }
+
+  /**
+   * The CLI's exit code: 2 when the command was given something it cannot use (an option, a
+   * path, a file that is not events), 1 when an API failed.
+   */
+  get exitCode(): 1 | 2 {
+    return this.code === "analytics_logs_api_failed" || this.code === "analytics_sql_api_failed"
+      ? 1
+      : 2;
+  }
 }
 
 /** One crossed threshold, e.g. fallback-rate 0.07 above 0.05. */

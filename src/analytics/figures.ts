@@ -70,16 +70,31 @@ export class GroupStats implements CallCounts {
   cost = 0;
   cacheHits = 0;
   cacheLookups = 0;
-  readonly steps = new Map<string, number>();
+  /** Calls per serving step (index), and calls no step served. */
+  readonly #stepCounts: number[] = [];
+  #noStep = 0;
   readonly latency = new LatencySketch();
+
+  /** Calls per serving step: `"0"`, `"1"`, …, `"none"`. */
+  get steps(): Map<string, number> {
+    const steps = new Map<string, number>();
+    this.#stepCounts.forEach((count, step) => {
+      if (count > 0) steps.set(String(step), count);
+    });
+    if (this.#noStep > 0) steps.set("none", this.#noStep);
+    return steps;
+  }
 
   add(event: CallEvent): void {
     this.calls += 1;
     if (event.ok) this.ok += 1;
     if (isAnswered(event)) this.answered += 1;
-    if (event.step !== null && event.step >= 1) this.fallbacks += 1;
-    const step = stepKey(event.step);
-    this.steps.set(step, (this.steps.get(step) ?? 0) + 1);
+    const step = event.step;
+    if (step === null) this.#noStep += 1;
+    else {
+      if (step >= 1) this.fallbacks += 1;
+      this.#stepCounts[step] = (this.#stepCounts[step] ?? 0) + 1;
+    }
     this.latency.add(event.latencyMs);
     this.tokensIn += event.tokensIn ?? 0;
     this.tokensOut += event.tokensOut ?? 0;
@@ -100,9 +115,10 @@ export class GroupStats implements CallCounts {
     this.cost += other.cost;
     this.cacheHits += other.cacheHits;
     this.cacheLookups += other.cacheLookups;
-    for (const [step, count] of other.steps) {
-      this.steps.set(step, (this.steps.get(step) ?? 0) + count);
-    }
+    other.#stepCounts.forEach((count, step) => {
+      this.#stepCounts[step] = (this.#stepCounts[step] ?? 0) + count;
+    });
+    this.#noStep += other.#noStep;
     this.latency.merge(other.latency);
   }
 

@@ -56,9 +56,18 @@ export async function buildReport(
   } else {
     const current = new StepRateAggregator(options);
     const baseline = baselineOptions ? new StepRateAggregator(baselineOptions) : null;
-    for await (const event of source.events()) {
-      current.add(event);
-      baseline?.add(event);
+    if (source.eventBatches) {
+      for await (const batch of source.eventBatches()) {
+        for (const event of batch) {
+          current.add(event);
+          baseline?.add(event);
+        }
+      }
+    } else {
+      for await (const event of source.events()) {
+        current.add(event);
+        baseline?.add(event);
+      }
     }
     aggregate = current.finish();
     baselineAggregate = baseline?.finish() ?? null;

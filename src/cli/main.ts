@@ -33,7 +33,9 @@ export async function main(argv: readonly string[]): Promise<number> {
     }
     if (StepwiseError.isInstance(error)) {
       console.error(pc.red(error.message));
-      return 1;
+      // An error may carry its own exit code (2: the command was used wrongly).
+      const code = (error as { exitCode?: unknown }).exitCode;
+      return code === 2 ? 2 : 1;
     }
     console.error(
       pc.red(

@@ -6,9 +6,10 @@ import { generateEvents } from "../../tools/scripts/generate-events.ts";
 
 describe("callEventSchema", () => {
   it("reads exactly the CallEvent type", () => {
-    expectTypeOf<z.infer<typeof callEventSchema>>().toEqualTypeOf<CallEvent>();
-    expectTypeOf<CallEvent>().toExtend<z.infer<typeof callEventSchema>>();
-    expectTypeOf<z.infer<typeof callEventSchema>>().toExtend<CallEvent>();
+    type Schema = ReturnType<typeof callEventSchema>;
+    expectTypeOf<z.infer<Schema>>().toEqualTypeOf<CallEvent>();
+    expectTypeOf<CallEvent>().toExtend<z.infer<Schema>>();
+    expectTypeOf<z.infer<Schema>>().toExtend<CallEvent>();
   });
 
   it("round-trips events as the client writes them", () => {

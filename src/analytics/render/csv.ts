@@ -5,10 +5,17 @@
  * Columns: `period` (`current` or `baseline` with `--compare`), `scope` (`total`, `route`,
  * `group`, `bucket` for a bucket's totals, `bucket-group` for a group inside a bucket),
  * `bucket_start`/`bucket_end` (empty for the whole window), the five dimensions (empty when not
- * grouped by; step `none` when no step served), then the figures at full precision (rates as
- * fractions, empty when undefined). Bucket rows are written only with an explicit `--bucket`.
+ * grouped by; step `none` when no step served) and any `metadata.<key>` dimensions, then the
+ * figures (rates as fractions at full precision, empty when undefined; cost in USD rounded to
+ * {@link costDecimals} places, so sums carry no float noise). Bucket rows are written only with
+ * an explicit `--bucket`.
+ *
+ * Spreadsheet-safe: a text cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return
+ * gets a leading `'` (so no sheet runs it as a formula), and control characters are written as
+ * visible escapes.
  */
 import { allDimensions, type GroupKey, type GroupRow } from "../aggregate.ts";
+import { isMetadataDimension } from "../dimensions.ts";
 import type { Figures } from "../figures.ts";
 import type { Report } from "../report.ts";
 import { csvField } from "../sources/csv.ts";
@@ -41,9 +48,19 @@ export const csvColumns = [
   "cache_lookups",
 ] as const;
 
+/** Decimal places of cost cells (a millionth of a cent). */
+export const costDecimals = 8;
+
 /** Renders the report as CSV (header line first, `\n` line endings). */
 export function renderCsv(report: Report): string {
-  const lines = [csvColumns.join(",")];
+  const metadata = report.dimensions.filter(isMetadataDimension);
+  const dimensions = [...allDimensions, ...metadata];
+  const header = [
+    ...csvColumns.slice(0, 4),
+    ...dimensions,
+    ...csvColumns.slice(4 + allDimensions.length),
+  ];
+  const lines = [header.map(safeCell).join(",")];
   const add = (
     period: string,
     scope: string,
@@ -56,10 +73,10 @@ export function renderCsv(report: Report): string {
       scope,
       bucket?.[0] ?? "",
       bucket?.[1] ?? "",
-      ...allDimensions.map((dimension) => keyValue(key, dimension)),
+      ...dimensions.map((dimension) => keyValue(key, dimension)),
       ...figureCells(figures),
     ];
-    lines.push(cells.map(csvField).join(","));
+    lines.push(cells.map(safeCell).join(","));
   };
   const addRows = (
     period: string,
@@ -99,7 +116,7 @@ function figureCells(figures: Figures): Array<string | number | boolean | null> 
     figures.latencyExact,
     figures.tokensIn,
     figures.tokensOut,
-    figures.cost,
+    Number(figures.cost.toFixed(costDecimals)),
     figures.cacheHitRate,
     figures.ok,
     figures.answered,
@@ -107,4 +124,10 @@ function figureCells(figures: Figures): Array<string | number | boolean | null> 
     figures.cacheHits,
     figures.cacheLookups,
   ];
+}
+
+/** A CSV field that no spreadsheet reads as a formula (see the module doc). */
+function safeCell(value: string | number | boolean | null): string {
+  if (typeof value !== "string") return csvField(value);
+  return csvField(/^[=+\-@\t\r]/.test(value) ? `'${value}` : value);
 }

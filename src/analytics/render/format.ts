@@ -58,7 +58,19 @@ export function keyValue(key: GroupKey, dimension: Dimension): string {
   const value = key[dimension];
   if (value === undefined) return "";
   if (value === null) return dimension === "step" ? "none" : "—";
-  return String(value);
+  return visibleControls(String(value));
+}
+
+/**
+ * Control characters (C0, DEL, C1) written as visible escapes (`\x1b`), so a name from the data
+ * cannot move the cursor, recolour or clear a terminal, or hide text in a page or a sheet.
+ */
+export function visibleControls(text: string): string {
+  // biome-ignore lint/suspicious/noControlCharactersInRegex: finding them is the point
+  return text.replace(/[\u0000-\u001f\u007f-\u009f]/g, (char) => {
+    const code = char.charCodeAt(0);
+    return code <= 0xff ? `\\x${code.toString(16).padStart(2, "0")}` : char;
+  });
 }
 
 /** `chat-prod / default / step 1 / openai / gpt-4o-mini` */

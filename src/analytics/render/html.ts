@@ -22,36 +22,41 @@ import {
   relativeChange,
   stepKeysOf,
   stepLabel,
+  visibleControls,
 } from "./format.ts";
 import { chartBars, renderChart, stepColor } from "./svg-chart.ts";
 
 const style = `
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1200px;padding:0 16px;color:#212529;background:#fff}
-h1{font-size:22px;margin:0 0 4px}h2{font-size:16px;margin:28px 0 8px}
-.meta{color:#6c757d;margin:0 0 16px}.warn{color:#a61e4d}.ok{color:#2b8a3e}
+h1{font-size:22px;margin:0 0 4px;overflow-wrap:anywhere}h2{font-size:16px;margin:28px 0 8px}
+.meta{color:#6c757d;margin:0 0 16px;overflow-wrap:anywhere}.warn{color:#a61e4d;overflow-wrap:anywhere}.ok{color:#2b8a3e}
 .cards{display:flex;flex-wrap:wrap;gap:12px;margin:16px 0}
 .card{border:1px solid #dee2e6;border-radius:8px;padding:10px 14px;min-width:120px}
 .card .label{color:#6c757d;font-size:12px}.card .value{font-size:20px;font-weight:600}
-table{border-collapse:collapse;width:100%;font-variant-numeric:tabular-nums}
-th,td{padding:4px 8px;border-bottom:1px solid #e9ecef;white-space:nowrap}
-th{text-align:left;background:#f8f9fa;font-weight:600}td.num,th.num{text-align:right}
+.table-wrap{max-width:100%;overflow-x:auto}
+table{border-collapse:collapse;width:100%;font-size:13px;font-variant-numeric:tabular-nums}
+th,td{padding:3px 6px;border-bottom:1px solid #e9ecef}
+td.num{white-space:nowrap}td.key{overflow-wrap:anywhere;min-width:4em}
+th{text-align:left;background:#f8f9fa;font-weight:600;vertical-align:bottom}td.num,th.num{text-align:right}
 tr.total td{font-weight:600;border-top:2px solid #adb5bd}
-.chart{max-width:100%;height:auto}.chart .grid{stroke:#e9ecef}.chart .tick{font-size:11px;fill:#6c757d}
+figure{margin:0}.chart{max-width:100%;height:auto;display:block}.chart .grid{stroke:#e9ecef}.chart .tick{font-size:11px;fill:#6c757d}
 .chart .panel-title{font-size:12px;font-weight:600;fill:#495057}
 .chart .availability-line{fill:none;stroke:#1c7ed6;stroke-width:2}.chart .availability-point{fill:#1c7ed6}
+.legend{display:flex;flex-wrap:wrap;gap:4px 16px;margin:6px 0 0 56px;font-size:12px;color:#495057}
 .swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:4px}
+.line-swatch{display:inline-block;width:14px;height:0;border-top:2px solid #1c7ed6;margin-right:4px;vertical-align:middle}
 .better{color:#2b8a3e}.worse{color:#c92a2a}
 `;
 
 /** Renders the report as a self-contained HTML page. */
 export function renderHtml(report: Report): string {
-  const title = `Step rates · ${report.source.name}`;
+  const title = `Step rates · ${visibleControls(report.source.name)}`;
   const body = [
     `<h1>${escapeHtml(title)}</h1>`,
     meta(report),
     cards(report.totals),
     `<h2>Step share over time and availability (${escapeHtml(report.series.bucket)} buckets)</h2>`,
-    `<figure id="chart">${renderChart(chartBars(report.series.points, report.series.bucketMs))}</figure>`,
+    chartFigure(report),
     routesTable(report),
     groupsTable(report),
     report.series.auto ? "" : seriesTable(report),
@@ -74,6 +79,24 @@ ${body.filter((part) => part !== "").join("\n")}
 `;
 }
 
+/** The chart with its legend right below it (steps in the chart, and the availability line). */
+function chartFigure(report: Report): string {
+  const bars = chartBars(report.series.points, report.series.bucketMs);
+  const steps = stepKeysOf(bars.map((bar) => bar.steps));
+  const items = steps.map(
+    (step) =>
+      `<span class="legend-item" data-step="${escapeHtml(step)}"><span class="swatch" style="background:${stepColor(step)}"></span>${escapeHtml(stepLabel(step))}</span>`,
+  );
+  if (bars.length > 0) {
+    items.push(
+      `<span class="legend-item" data-series="availability"><span class="line-swatch"></span>availability</span>`,
+    );
+  }
+  const legend =
+    items.length > 0 ? `<figcaption class="legend">${items.join("")}</figcaption>` : "";
+  return `<figure id="chart">${renderChart(bars)}${legend}</figure>`;
+}
+
 function meta(report: Report): string {
   const since = report.window.since ?? report.firstEvent ?? "—";
   const until = report.window.until ?? report.lastEvent ?? "—";
@@ -82,7 +105,9 @@ function meta(report: Report): string {
   ];
   if (report.source.malformed > 0) {
     const samples = report.source.malformedSamples
-      .map((sample) => `<li>line ${sample.line}: ${escapeHtml(sample.reason)}</li>`)
+      .map(
+        (sample) => `<li>line ${sample.line}: ${escapeHtml(visibleControls(sample.reason))}</li>`,
+      )
       .join("");
     lines.push(
       `<div class="warn" id="malformed"><span data-figure="malformed" data-value="${report.source.malformed}">${integer(report.source.malformed)}</span> malformed record(s) skipped; the first ones:<ul>${samples}</ul></div>`,
@@ -123,7 +148,7 @@ function keyCells(row: { key: GroupRow["key"] }, dimensions: readonly Dimension[
   return dimensions
     .map(
       (dimension) =>
-        `<td data-dimension="${dimension}">${escapeHtml(keyValue(row.key, dimension))}</td>`,
+        `<td class="key" data-dimension="${escapeHtml(dimension)}">${escapeHtml(keyValue(row.key, dimension))}</td>`,
     )
     .join("");
 }
@@ -135,7 +160,7 @@ function table(id: string, caption: string, head: string[], rows: string[]): str
         `<th${title.startsWith("#") ? ' class="num"' : ""}>${escapeHtml(title.replace(/^#/, ""))}</th>`,
     )
     .join("");
-  return `<h2>${escapeHtml(caption)}</h2>\n<table id="${id}"><thead><tr>${header}</tr></thead><tbody>\n${rows.join("\n")}\n</tbody></table>`;
+  return `<h2>${escapeHtml(caption)}</h2>\n<div class="table-wrap"><table id="${id}"><thead><tr>${header}</tr></thead><tbody>\n${rows.join("\n")}\n</tbody></table></div>`;
 }
 
 function routesTable(report: Report): string {
@@ -157,13 +182,7 @@ function routesTable(report: Report): string {
     "#fallback",
     ...stepHeads,
   ];
-  const legend = steps
-    .map(
-      (step) =>
-        `<span class="swatch" style="background:${stepColor(step)}"></span>${escapeHtml(stepLabel(step))}`,
-    )
-    .join(" ");
-  return `${table("routes", "Routes: availability and step share of each route's calls", head, rows)}\n<p class="meta">${legend}</p>`;
+  return table("routes", "Routes: availability and step share of each route's calls", head, rows);
 }
 
 function groupsTable(report: Report): string {

@@ -8,12 +8,12 @@
  * `data-start`, `data-availability`, `data-answered` and `data-calls`; each has a `<title>`
  * tooltip with the numbers.
  */
-import type { SeriesPoint } from "../aggregate.ts";
+import { isoTime, type SeriesPoint } from "../aggregate.ts";
 import { escapeHtml } from "./escape.ts";
 import { integer, percent, stepKeysOf, stepLabel } from "./format.ts";
 
 /** Most bars the chart draws; finer series are merged into wider bars. */
-export const maxChartBars = 240;
+export const maxChartBars = 120;
 
 /** One bar of the chart: a time range and its counts. */
 export interface ChartBar {
@@ -89,15 +89,14 @@ export function renderChart(bars: readonly ChartBar[]): string {
       const share = calls / bar.calls;
       const y = shareTop + shareHeight * (1 - stacked - share);
       stacked += share;
-      const range = `${new Date(bar.start).toISOString()} – ${new Date(bar.end).toISOString()}`;
+      const range = `${isoTime(bar.start)} – ${isoTime(bar.end)}`;
       parts.push(
-        `<rect class="step-bar" data-step="${escapeHtml(step)}" data-start="${new Date(bar.start).toISOString()}" data-end="${new Date(bar.end).toISOString()}" data-calls="${bar.calls}" data-step-calls="${calls}" data-share="${share}" x="${fixed(x0)}" y="${fixed(y)}" width="${fixed(barWidth)}" height="${fixed(shareHeight * share)}" fill="${stepColor(step)}"><title>${range}\n${stepLabel(step)}: ${percent(share)} (${integer(calls)} of ${integer(bar.calls)} calls)</title></rect>`,
+        `<rect class="step-bar" data-step="${escapeHtml(step)}" data-start="${isoTime(bar.start)}" data-end="${isoTime(bar.end)}" data-calls="${bar.calls}" data-step-calls="${calls}" data-share="${share}" x="${fixed(x0)}" y="${fixed(y)}" width="${fixed(barWidth)}" height="${fixed(shareHeight * share)}" fill="${stepColor(step)}"><title>${range}\n${stepLabel(step)}: ${percent(share)} (${integer(calls)} of ${integer(bar.calls)} calls)</title></rect>`,
       );
     }
   }
   parts.push(...availabilityPanel(bars, x));
   parts.push(...timeAxis(bars));
-  parts.push(...legend(steps));
   return `<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="Step share over time and availability" xmlns="http://www.w3.org/2000/svg">${parts.join("")}</svg>`;
 }
 
@@ -132,7 +131,7 @@ function availabilityPanel(bars: readonly ChartBar[], x: (time: number) => numbe
     const value = values[index] ?? 0;
     const [cx, cy] = centers[index] ?? ["0", "0"];
     parts.push(
-      `<circle class="availability-point" data-start="${new Date(bar.start).toISOString()}" data-availability="${value}" data-answered="${bar.answered}" data-calls="${bar.calls}" cx="${cx}" cy="${cy}" r="${bars.length > 120 ? 1.5 : 3}"><title>${new Date(bar.start).toISOString()}\navailability ${percent(value)} (${integer(bar.answered)} of ${integer(bar.calls)} calls answered)</title></circle>`,
+      `<circle class="availability-point" data-start="${isoTime(bar.start)}" data-availability="${value}" data-answered="${bar.answered}" data-calls="${bar.calls}" cx="${cx}" cy="${cy}" r="${bars.length > 120 ? 1.5 : 3}"><title>${isoTime(bar.start)}\navailability ${percent(value)} (${integer(bar.answered)} of ${integer(bar.calls)} calls answered)</title></circle>`,
     );
   });
   return parts;
@@ -143,18 +142,11 @@ function timeAxis(bars: readonly ChartBar[]): string[] {
   const last = bars.at(-1);
   if (!first || !last) return [];
   const y = availabilityTop + availabilityHeight + 18;
-  const label = (time: number) => new Date(time).toISOString().slice(5, 16).replace("T", " ");
+  const label = (time: number) => isoTime(time).slice(5, 16).replace("T", " ");
   return [
     `<text class="tick" x="${left}" y="${y}">${label(first.start)} UTC</text>`,
     `<text class="tick" x="${width - right}" y="${y}" text-anchor="end">${label(last.end)} UTC</text>`,
   ];
-}
-
-function legend(steps: readonly string[]): string[] {
-  return steps.map((step, index) => {
-    const x = width - right - (steps.length - index) * 86;
-    return `<g class="legend-item" data-step="${escapeHtml(step)}"><rect x="${x}" y="8" width="12" height="12" fill="${stepColor(step)}"/><text class="tick" x="${x + 16}" y="18">${escapeHtml(stepLabel(step))}</text></g>`;
-  });
 }
 
 function fixed(value: number): string {

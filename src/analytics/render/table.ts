@@ -22,6 +22,7 @@ import {
   relativeChange,
   stepKeysOf,
   stepLabel,
+  visibleControls,
 } from "./format.ts";
 
 /** Renders the report as aligned, coloured text for a terminal. */
@@ -45,16 +46,24 @@ function header(report: Report): string {
   const since = report.window.since ?? report.firstEvent ?? "—";
   const until = report.window.until ?? report.lastEvent ?? "—";
   const lines = [
-    `${pc.bold("Step rates")} ${pc.dim("·")} ${report.source.name} ${pc.dim(`(${report.source.kind})`)}`,
+    `${pc.bold("Step rates")} ${pc.dim("·")} ${visibleControls(report.source.name)} ${pc.dim(`(${report.source.kind})`)}`,
     pc.dim(`window ${since} → ${until} · ${integer(report.counted)} calls counted`),
   ];
+  if (report.source.bytesFetched !== undefined) {
+    const kilobytes = (report.source.bytesFetched / 1000).toFixed(1);
+    lines.push(
+      pc.dim(
+        `${report.source.requests ?? 0} API requests, ${kilobytes} kB fetched (aggregated at the source)`,
+      ),
+    );
+  }
   const skipped: string[] = [];
   if (report.outsideWindow > 0) skipped.push(`${integer(report.outsideWindow)} outside the window`);
   if (report.filteredOut > 0) skipped.push(`${integer(report.filteredOut)} filtered out`);
   if (skipped.length > 0) lines.push(pc.dim(`skipped: ${skipped.join(", ")}`));
   if (report.source.malformed > 0) {
     const samples = report.source.malformedSamples
-      .map((sample) => `line ${sample.line}: ${sample.reason}`)
+      .map((sample) => `line ${sample.line}: ${visibleControls(sample.reason)}`)
       .join("\n  ");
     lines.push(
       pc.yellow(

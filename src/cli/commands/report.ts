@@ -7,8 +7,8 @@
 import { writeFile } from "node:fs/promises";
 import { Command, Option } from "commander";
 import pc from "picocolors";
-import { AnalyticsError } from "../../analytics/errors.ts";
-import type { Dimension, parseWindow, ReportSource } from "../../analytics/index.ts";
+import type { Dimension } from "../../analytics/dimensions.ts";
+import { AnalyticsError, ThresholdError } from "../../analytics/errors.ts";
 import { thresholdMetrics } from "../../analytics/thresholds.ts";
 
 /** What the command reads from its surroundings; tests inject these. */
@@ -32,7 +32,7 @@ export interface ReportCommandDependencies {
   readonly progress?: (line: string) => void;
 }
 
-interface ReportOptions {
+export interface ReportOptions {
   source: "events" | "logs" | "analytics-engine";
   gateway: string[];
   route: string[];
@@ -137,19 +137,18 @@ export function reportCommand(dependencies: ReportCommandDependencies = {}): Com
     .option("--per-page <n>", "logs: records per page", "50")
     .addHelpText("after", examples)
     .action(async (input: string | undefined, options: ReportOptions) => {
-      // The analytics load when the command runs, not when `stepwise --help` starts.
-      const {
-        buildReport,
-        parseBucket,
-        parseCompareWindow,
-        parseThreshold,
-        parseWindow,
-        renderCsv,
-        renderHtml,
-        renderJson,
-        renderTable,
-        ThresholdError,
-      } = await import("../../analytics/index.ts");
+      // The analytics load when the command runs, not when `stepwise --help` starts, and only
+      // the parts this run needs (the events path loads neither zod nor the cloudflare SDK).
+      const [{ buildReport }, windows, { parseThreshold }, render, { openSource }] =
+        await Promise.all([
+          import("../../analytics/report.ts"),
+          import("../../analytics/window.ts"),
+          import("../../analytics/thresholds.ts"),
+          import("../../analytics/render/index.ts"),
+          import("./report-sources.ts"),
+        ]);
+      const { parseBucket, parseCompareWindow, parseWindow } = windows;
+      const { renderCsv, renderHtml, renderJson, renderTable } = render;
       const now = (dependencies.now ?? Date.now)();
       const write = dependencies.write ?? ((text: string) => process.stdout.write(text));
       const window = parseWindow(options.since, options.until, now);
@@ -180,109 +179,6 @@ export function reportCommand(dependencies: ReportCommandDependencies = {}): Com
       if (report.thresholds.breaches.length > 0)
         throw new ThresholdError(report.thresholds.breaches);
     });
-}
-
-async function openSource(
-  input: string | undefined,
-  options: ReportOptions,
-  window: ReturnType<typeof parseWindow>,
-  dependencies: ReportCommandDependencies,
-): Promise<ReportSource> {
-  const { analyticsEngineSource, eventsFileSource, gatewayLogsSource } = await import(
-    "../../analytics/sources/index.ts"
-  );
-  const env = dependencies.env ?? process.env;
-  if (options.source === "analytics-engine" && input === undefined) {
-    return liveAnalyticsEngine(options, env, dependencies);
-  }
-  if (options.dataset !== undefined) {
-    throw invalid(
-      "--dataset names the dataset of a live Analytics Engine query: use it with --source analytics-engine --account-id <id> and no file.",
-    );
-  }
-  if (options.source === "logs") {
-    if (input !== undefined)
-      throw invalid(
-        `--source logs reads the gateway's logs API, not "${input}"; drop the file argument.`,
-      );
-    const [gatewayId, ...others] = options.gateway;
-    if (!gatewayId || others.length > 0)
-      throw invalid(
-        "--source logs needs exactly one --gateway <id>: the gateway whose logs are read.",
-      );
-    const accountId = options.accountId ?? env.CLOUDFLARE_ACCOUNT_ID;
-    if (!accountId)
-      throw invalid(
-        "--source logs needs the Cloudflare account id. Pass --account-id <id> or set CLOUDFLARE_ACCOUNT_ID.",
-      );
-    const apiToken = env.CLOUDFLARE_API_TOKEN;
-    if (!apiToken)
-      throw invalid(
-        "--source logs needs an API token with AI Gateway Read permission. Set CLOUDFLARE_API_TOKEN.",
-      );
-    const perPage = Number(options.perPage);
-    if (!Number.isInteger(perPage) || perPage < 1 || perPage > 50)
-      throw invalid(`--per-page "${options.perPage}" must be a whole number from 1 to 50.`);
-    const progress =
-      dependencies.progress ??
-      (process.stderr.isTTY ? (line: string) => process.stderr.write(`\r\u001b[2K${line}`) : null);
-    return gatewayLogsSource({
-      accountId,
-      gatewayId,
-      apiToken,
-      baseURL: options.baseUrl ?? env.CLOUDFLARE_BASE_URL,
-      perPage,
-      window,
-      ...(dependencies.fetch ? { fetch: dependencies.fetch } : {}),
-      ...(dependencies.sleep ? { sleep: dependencies.sleep } : {}),
-      ...(progress
-        ? {
-            onProgress: ({ records, calls, pages, cursor }) =>
-              progress(
-                `reading gateway logs: ${records.toLocaleString("en-US")} records, ${calls.toLocaleString("en-US")} calls, ${pages} pages${cursor ? `, up to ${new Date(cursor.time).toISOString()}` : ""}`,
-              ),
-          }
-        : {}),
-    });
-  }
-  if (input === undefined) {
-    throw invalid(
-      `Give the ${options.source === "events" ? "events file" : "Analytics Engine export"} to read, or - to read stdin (e.g. stepwise report events.jsonl).`,
-    );
-  }
-  const inputOptions = dependencies.stdin ? { stdin: dependencies.stdin } : {};
-  return options.source === "events"
-    ? eventsFileSource(input, inputOptions)
-    : analyticsEngineSource(input, inputOptions);
-}
-
-/** `--source analytics-engine` without a file: the live dataset through the SQL API. */
-async function liveAnalyticsEngine(
-  options: ReportOptions,
-  env: Readonly<Record<string, string | undefined>>,
-  dependencies: ReportCommandDependencies,
-): Promise<ReportSource> {
-  const accountId = options.accountId ?? env.CLOUDFLARE_ACCOUNT_ID;
-  if (!accountId)
-    throw invalid(
-      "--source analytics-engine reads an export file, or queries the live dataset with --account-id <id> (or CLOUDFLARE_ACCOUNT_ID). Give one of them.",
-    );
-  const apiToken = env.CLOUDFLARE_API_TOKEN;
-  if (!apiToken)
-    throw invalid(
-      "--source analytics-engine --account-id needs an API token with Account Analytics Read permission. Set CLOUDFLARE_API_TOKEN.",
-    );
-  const { analyticsEngineSqlSource } = await import("../../analytics/sql/index.ts");
-  return analyticsEngineSqlSource({
-    accountId,
-    apiToken,
-    ...(options.dataset === undefined ? {} : { dataset: options.dataset }),
-    ...((options.baseUrl ?? env.CLOUDFLARE_BASE_URL)
-      ? { baseURL: options.baseUrl ?? env.CLOUDFLARE_BASE_URL }
-      : {}),
-    ...(dependencies.fetch ? { fetch: dependencies.fetch } : {}),
-    ...(dependencies.sleep ? { sleep: dependencies.sleep } : {}),
-  });
 }
 
 /** `--by step,provider` → the dimensions to group by (see `dimensionSets`). */
