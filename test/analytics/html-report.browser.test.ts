@@ -243,4 +243,41 @@ describe.skipIf(skip)("HTML report in headless Chromium", () => {
     expect(seriesRows).toBe(6);
     await page.close();
   });
+
+  it("fits a 1,280 px window with every column, and puts the legend right under its chart", async () => {
+    // The default grouping (five dimensions, twelve figures) with a comparison: the widest page.
+    const wide = await buildReport(memorySource(events), {
+      window: { since: start + 43_200_000, until: start + 86_400_000 },
+      compareWindow: { since: start, until: start + 43_200_000 },
+      now: () => start,
+    });
+    const wideFile = path.join(directory, "wide.html");
+    await writeFile(wideFile, renderHtml(wide));
+    const page = await browser.newPage({ viewport: { width: 1280, height: 900 } });
+    await page.goto(pathToFileURL(wideFile).href);
+    const widths = await page.evaluate(() => ({
+      page: document.documentElement.scrollWidth,
+      tables: [...document.querySelectorAll(".table-wrap")].map((wrap) => ({
+        id: wrap.querySelector("table")?.id,
+        scroll: wrap.scrollWidth,
+        client: wrap.clientWidth,
+      })),
+    }));
+    expect(widths.page).toBeLessThanOrEqual(1280);
+    for (const table of widths.tables) {
+      expect(table.scroll, `table #${table.id} needs no sideways scrolling`).toBeLessThanOrEqual(
+        table.client,
+      );
+    }
+    // Automatic buckets from the 12-hour window: 15 minutes, 48 bars.
+    expect(await page.locator("svg.chart circle.availability-point").count()).toBe(48);
+    const chart = await page.locator("#chart svg").boundingBox();
+    const legend = await page.locator("#chart figcaption.legend").boundingBox();
+    expect(chart && legend).toBeTruthy();
+    expect((legend?.y ?? 0) - ((chart?.y ?? 0) + (chart?.height ?? 0))).toBeLessThan(24);
+    expect(await page.locator("#chart .legend-item").allInnerTexts()).toEqual(
+      expect.arrayContaining(["step 0", "step 1", "availability"]),
+    );
+    await page.close();
+  });
 });

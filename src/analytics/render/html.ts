@@ -36,7 +36,7 @@ h1{font-size:22px;margin:0 0 4px;overflow-wrap:anywhere}h2{font-size:16px;margin
 .table-wrap{max-width:100%;overflow-x:auto}
 table{border-collapse:collapse;width:100%;font-size:13px;font-variant-numeric:tabular-nums}
 th,td{padding:3px 6px;border-bottom:1px solid #e9ecef}
-td.num{white-space:nowrap}td.key{overflow-wrap:anywhere;min-width:4em}
+td.num{white-space:nowrap}td.key{overflow-wrap:break-word}
 th{text-align:left;background:#f8f9fa;font-weight:600;vertical-align:bottom}td.num,th.num{text-align:right}
 tr.total td{font-weight:600;border-top:2px solid #adb5bd}
 figure{margin:0}.chart{max-width:100%;height:auto;display:block}.chart .grid{stroke:#e9ecef}.chart .tick{font-size:11px;fill:#6c757d}
