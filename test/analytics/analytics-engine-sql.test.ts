@@ -8,9 +8,9 @@ import {
 } from "../../src/analytics/index.ts";
 import { reportCommand } from "../../src/cli/commands/report.ts";
 import type { CallEvent } from "../../src/client/event.ts";
+import { createFakeSqlApi, type FakeSqlApi } from "../../tools/fakes/analytics-engine-sql-api.ts";
+import { asStored, callPointOf } from "../../tools/fakes/call-points.ts";
 import { generateEvents } from "../../tools/scripts/generate-events.ts";
-import { asStored, callPointOf } from "./call-points.ts";
-import { createFakeSqlApi, type FakeSqlApi } from "./fake-sql-api.ts";
 import {
   expectFiguresMatch,
   referenceFigures,

@@ -5,9 +5,9 @@ import {
   isSummaryRun,
   runDailySummary,
 } from "../../src/worker/daily-summary.ts";
+import { createFakeSqlApi } from "../../tools/fakes/analytics-engine-sql-api.ts";
+import { asStored, callPointOf } from "../../tools/fakes/call-points.ts";
 import { generateEvents } from "../../tools/scripts/generate-events.ts";
-import { asStored, callPointOf } from "./call-points.ts";
-import { createFakeSqlApi } from "./fake-sql-api.ts";
 import { referenceFigures } from "./reference.ts";
 
 const accountId = "0123456789abcdef0123456789abcdef";

@@ -20,8 +20,8 @@ import {
 import { createGatewayClient, memoryRecorder } from "../../src/client/index.ts";
 import { loadConfig, type StepwiseConfig } from "../../src/config/index.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
-import { callPointOf } from "../analytics/call-points.ts";
-import { createFakeSqlApi } from "../analytics/fake-sql-api.ts";
+import { createFakeSqlApi } from "../../tools/fakes/analytics-engine-sql-api.ts";
+import { callPointOf } from "../../tools/fakes/call-points.ts";
 
 const repoRoot = path.resolve(import.meta.dirname, "../..");
 const recorder = memoryRecorder();

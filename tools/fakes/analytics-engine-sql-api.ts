@@ -1,4 +1,5 @@
 /**
+ * @module
  * A local stand-in for the Workers Analytics Engine SQL API that really runs the SQL it is sent:
  * the test's points go into an in-process ClickHouse (chDB) table with Analytics Engine's columns
  * (`dataset`, `timestamp`, `_sample_interval`, `index1`, `blob1`–`blob20`, `double1`–`double20`),

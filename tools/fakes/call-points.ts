@@ -1,4 +1,5 @@
 /**
+ * @module
  * The Analytics Engine point the companion Worker writes for a call, made from the client's event
  * of the same call (what the Worker knows: no client-side retries or stream details), so tests can
  * feed the same traffic to the events-file path and to the SQL path.
