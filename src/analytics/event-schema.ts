@@ -195,9 +195,10 @@ function readEvent(value: unknown): CallEvent | null {
   const logId = record.logId ?? null;
   if (logId !== null && !(typeof logId === "string" && logId.length <= eventLimits.maxIdLength))
     return null;
-  const attempts = record.attempts ?? 1;
+  // Defaults apply to a missing field only: zod refuses null where the field is not nullable.
+  const attempts = record.attempts === undefined ? 1 : record.attempts;
   if (!isCount(attempts, eventLimits.maxAttempts)) return null;
-  const streamed = record.streamed ?? false;
+  const streamed = record.streamed === undefined ? false : record.streamed;
   if (typeof streamed !== "boolean") return null;
   const rejectedSteps = record.rejectedSteps;
   const event: CallEvent = {

@@ -1,6 +1,11 @@
+import fc from "fast-check";
 import { describe, expect, expectTypeOf, it } from "vitest";
 import type { z } from "zod";
-import { type callEventSchema, parseEventLine } from "../../src/analytics/event-schema.ts";
+import {
+  callEventSchema,
+  parseEventLine,
+  parseEventValue,
+} from "../../src/analytics/event-schema.ts";
 import type { CallEvent } from "../../src/client/event.ts";
 import { generateEvents } from "../../tools/scripts/generate-events.ts";
 
@@ -13,7 +18,7 @@ describe("callEventSchema", () => {
   });
 
   it("round-trips events as the client writes them", () => {
-    for (const event of generateEvents({ count: 50, seed: 11 })) {
+    for (const event of generateEvents({ count: 50, seed: 17 })) {
       expect(parseEventLine(JSON.stringify(event))).toEqual({ ok: true, event });
     }
   });
@@ -61,6 +66,62 @@ describe("callEventSchema", () => {
     expect(result.ok).toBe(false);
     expect(!result.ok && result.reason).toMatch(
       /time: time must be an ISO-8601 date-time.*latencyMs/,
+    );
+  });
+});
+
+describe("the fast event check", () => {
+  const valid = [...generateEvents({ count: 5, seed: 17 })];
+  const odd = [
+    undefined,
+    null,
+    -1,
+    0,
+    1.5,
+    999,
+    1000,
+    1e11,
+    Number.MAX_SAFE_INTEGER,
+    "",
+    "x",
+    "HIT",
+    "MISS",
+    "fetch",
+    "2026-05-01T00:00:00.000Z",
+    "2026-02-30T00:00:00.000Z",
+    "2026-05-01T24:00:00.000Z",
+    "2026-05-01",
+    "+275760-09-13T00:00:00.000Z",
+    "1999-12-31T23:59:59.999Z",
+    "2199-12-31T23:59:59.999Z",
+    "2200-01-01T00:00:00.000Z",
+    "n".repeat(257),
+    true,
+    [],
+    [1, 2],
+    [-1],
+    {},
+  ];
+  const fields = [...Object.keys(valid[0] as object), "rejectedSteps", "extra"];
+
+  it("accepts exactly what the zod schema accepts, with the same result", () => {
+    fc.assert(
+      fc.property(
+        fc.integer({ min: 0, max: valid.length - 1 }),
+        fc.array(fc.tuple(fc.constantFrom(...fields), fc.constantFrom(...odd)), { maxLength: 3 }),
+        (index, changes) => {
+          const record: Record<string, unknown> = { ...valid[index] };
+          for (const [field, value] of changes) {
+            if (value === undefined) delete record[field];
+            else record[field] = value;
+          }
+          const expected = callEventSchema().safeParse(record);
+          const actual = parseEventValue(record);
+          expect(actual.ok).toBe(expected.success);
+          if (actual.ok && expected.success) expect(actual.event).toEqual(expected.data);
+        },
+      ),
+      { numRuns: 3_000, seed: 17 },
     );
   });
 });
