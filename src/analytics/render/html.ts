@@ -27,15 +27,15 @@ import {
 import { chartBars, renderChart, stepColor } from "./svg-chart.ts";
 
 const style = `
-body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1200px;padding:0 16px;color:#212529;background:#fff}
+body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1240px;padding:0 12px;color:#212529;background:#fff}
 h1{font-size:22px;margin:0 0 4px;overflow-wrap:anywhere}h2{font-size:16px;margin:28px 0 8px}
 .meta{color:#6c757d;margin:0 0 16px;overflow-wrap:anywhere}.warn{color:#a61e4d;overflow-wrap:anywhere}.ok{color:#2b8a3e}
 .cards{display:flex;flex-wrap:wrap;gap:12px;margin:16px 0}
 .card{border:1px solid #dee2e6;border-radius:8px;padding:10px 14px;min-width:120px}
 .card .label{color:#6c757d;font-size:12px}.card .value{font-size:20px;font-weight:600}
 .table-wrap{max-width:100%;overflow-x:auto}
-table{border-collapse:collapse;width:100%;font-size:13px;font-variant-numeric:tabular-nums}
-th,td{padding:3px 6px;border-bottom:1px solid #e9ecef}
+table{border-collapse:collapse;width:100%;font-size:12px;font-variant-numeric:tabular-nums}
+th,td{padding:3px 5px;border-bottom:1px solid #e9ecef}
 td.num{white-space:nowrap}td.key{overflow-wrap:break-word}
 th{text-align:left;background:#f8f9fa;font-weight:600;vertical-align:bottom}td.num,th.num{text-align:right}
 tr.total td{font-weight:600;border-top:2px solid #adb5bd}
