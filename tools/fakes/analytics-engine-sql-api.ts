@@ -1,27 +1,48 @@
 /**
  * @module
  * A local stand-in for the Workers Analytics Engine SQL API that really runs the SQL it is sent:
- * the test's points go into an in-process ClickHouse (chDB) table with Analytics Engine's columns
+ * the test's points go into an in-process DuckDB table with Analytics Engine's columns
  * (`dataset`, `timestamp`, `_sample_interval`, `index1`, `blob1`–`blob20`, `double1`–`double20`),
- * and each query's answer is what ClickHouse computes, so a test checks the SQL's answers, not its
- * text.
+ * and each query's answer is what the database computes, so a test checks the SQL's answers, not
+ * its text.
  *
  * It is stricter than the real API where the SQL reference says what is allowed: one `SELECT`
  * from one dataset, no `UNION`/`JOIN`/`WITH`, and only functions the reference documents (a query
  * using `multiIf` or `quantileExact` is refused). It checks `POST`, the path and the bearer token.
  * Guesses, not documented: errors come back as HTTP 422 with a plain-text message (401 for a bad
- * token), and 64-bit integers come back quoted in `JSONEachRow` (ClickHouse's default).
+ * token), and answers are ClickHouse's `JSONEachRow` with its default settings (64-bit integers
+ * quoted), the only format the fake writes.
  *
- * Dialect note: chDB is ClickHouse itself, and Analytics Engine speaks ClickHouse's dialect, so no
- * translation is made. `quantileWeighted(q, x, w)`, an Analytics Engine-only spelling, would fail
- * here; the report uses `quantileExactWeighted(q)(x, w)`, which both accept.
+ * Dialect note: Analytics Engine speaks ClickHouse's dialect; DuckDB runs the query here. The SQL
+ * the report sends reaches DuckDB as sent, except for the mappings in `clickhouse-dialect.ts`:
+ * DuckDB macros give `startsWith`, `substring`, `toDateTime`, `toUnixTimestamp`,
+ * `toStartOfInterval`, `sum`, `min` and `max` their ClickHouse meaning under their ClickHouse
+ * names, the parametric `quantileExactWeighted(level)(x, w)` is rewritten to a macro that follows
+ * ClickHouse's algorithm, and the closing `FORMAT JSONEachRow` is written by the fake. The
+ * filters, groupings, weights and arithmetic are the report's own, so the answers prove the SQL;
+ * a function the fake does not translate is refused (422) rather than run with DuckDB's meaning.
+ * Known differences, which the report's SQL does not meet: DuckDB orders NaN above every number
+ * (ClickHouse's comparisons with NaN are false), and identifiers are not case-sensitive here.
  */
-import { Session } from "chdb";
+import {
+  type DuckDBAppender,
+  type DuckDBConnection,
+  DuckDBInstance,
+  DuckDBTimestampValue,
+} from "@duckdb/node-api";
 import {
   type CallPoint,
   type EncodedCallPoint,
   encodeCallPoint,
 } from "../../src/worker/analytics-schema.ts";
+import {
+  blankStrings,
+  clickHouseJsonLine,
+  clickHouseMacros,
+  DialectError,
+  toDuckDbSql,
+  translatedFunctions,
+} from "./clickhouse-dialect.ts";
 
 /** Functions the Analytics Engine SQL reference documents (lower case). */
 const documentedFunctions = new Set(
@@ -68,12 +89,18 @@ export interface FakeSqlApi {
   close(): void;
 }
 
-let session: Session | null = null;
-
-/** Starts a fake on a shared chDB session (one per test process). */
+/** Starts a fake on its own in-memory DuckDB database. */
 export function createFakeSqlApi(options: FakeSqlApiOptions): FakeSqlApi {
-  session ??= new Session();
-  const engine = session;
+  const database = openDatabase();
+  // A failure to open surfaces on the first load or query; never as an unhandled rejection.
+  database.catch(() => undefined);
+  // One statement at a time on the connection, also when a caller sends queries in parallel.
+  let busy: Promise<unknown> = Promise.resolve();
+  const exclusive = <T>(task: (connection: DuckDBConnection) => Promise<T>): Promise<T> => {
+    const run = busy.then(async () => task((await database).connection));
+    busy = run.catch(() => undefined);
+    return run;
+  };
   const queries: string[] = [];
   const baseURL = "http://sql-api.test/client/v4";
   const path = `/client/v4/accounts/${options.accountId}/analytics_engine/sql`;
@@ -93,10 +120,20 @@ export function createFakeSqlApi(options: FakeSqlApiOptions): FakeSqlApi {
     const refusal = refuse(sql, options.dataset);
     if (refusal) return text(422, refusal);
     try {
-      const answer = engine.query(`${sql} SETTINGS output_format_json_quote_64bit_integers = 1`);
-      return text(200, answer);
+      const translated = toDuckDbSql(sql);
+      if (translated.format?.toLowerCase() !== "jsoneachrow") {
+        return text(422, "this fake writes FORMAT JSONEachRow only: end the query with it");
+      }
+      const result = await exclusive((connection) => connection.runAndReadAll(translated.sql));
+      const lines = result.getRowObjectsJS().map(clickHouseJsonLine);
+      return text(200, lines.map((line) => `${line}\n`).join(""));
     } catch (error) {
-      return text(422, (error as Error).message);
+      const message = (error as Error).message;
+      if (error instanceof DialectError) return text(422, message);
+      if (message.includes("Failure in decode")) {
+        return text(422, `substring cut a UTF-8 character: ClickHouse counts bytes (${message})`);
+      }
+      return text(422, `DuckDB: ${message}`);
     }
   };
 
@@ -104,48 +141,57 @@ export function createFakeSqlApi(options: FakeSqlApiOptions): FakeSqlApi {
     fetch,
     baseURL,
     queries,
-    async load(points) {
-      engine.query(`DROP TABLE IF EXISTS ${options.dataset}`);
-      const blobs = Array.from({ length: 20 }, (_, i) => `blob${i + 1} String`);
-      const doubles = Array.from({ length: 20 }, (_, i) => `double${i + 1} Float64`);
-      engine.query(
-        `CREATE TABLE ${options.dataset} (dataset String, timestamp DateTime('UTC'), _sample_interval UInt32, index1 String, ${[...blobs, ...doubles].join(", ")}) ENGINE = Memory`,
-      );
-      const values = points.map((entry) => rowOf(entry, options.dataset));
-      for (let start = 0; start < values.length; start += 10_000) {
-        await engine.insert({
-          table: options.dataset,
-          values: values.slice(start, start + 10_000),
-        });
-      }
-    },
+    load: (points) =>
+      exclusive(async (connection) => {
+        await connection.run(`DROP TABLE IF EXISTS ${options.dataset}`);
+        const blobs = Array.from({ length: 20 }, (_, i) => `blob${i + 1} VARCHAR`);
+        const doubles = Array.from({ length: 20 }, (_, i) => `double${i + 1} DOUBLE`);
+        await connection.run(
+          `CREATE TABLE ${options.dataset} (dataset VARCHAR, timestamp TIMESTAMP, _sample_interval UINTEGER, index1 VARCHAR, ${[...blobs, ...doubles].join(", ")})`,
+        );
+        const appender = await connection.createAppender(options.dataset);
+        try {
+          for (const entry of points) appendRow(appender, entry, options.dataset);
+        } finally {
+          appender.closeSync();
+        }
+      }),
     close() {
-      engine.query(`DROP TABLE IF EXISTS ${options.dataset}`);
+      // After the statements already sent.
+      busy = busy.then(async () => {
+        const { connection, instance } = await database;
+        connection.closeSync();
+        instance.closeSync();
+      });
+      busy.catch(() => undefined);
     },
   };
 }
 
-function rowOf(entry: FakePoint, dataset: string): Record<string, string | number> {
-  const encoded = "indexes" in entry.point ? entry.point : encodeCallPoint(entry.point);
-  const row: Record<string, string | number> = {
-    dataset,
-    timestamp: new Date(Math.floor(entry.time / 1000) * 1000)
-      .toISOString()
-      .slice(0, 19)
-      .replace("T", " "),
-    _sample_interval: entry.sampleInterval ?? 1,
-    index1: encoded.indexes[0] ?? "",
-  };
-  for (let index = 0; index < 20; index += 1) {
-    row[`blob${index + 1}`] = encoded.blobs[index] ?? "";
-    row[`double${index + 1}`] = encoded.doubles[index] ?? 0;
-  }
-  return row;
+async function openDatabase(): Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> {
+  const instance = await DuckDBInstance.create(":memory:");
+  const connection = await instance.connect();
+  for (const macro of clickHouseMacros) await connection.run(macro);
+  return { instance, connection };
 }
 
-/** Why the real API would refuse `sql` (per its SQL reference), or null. */
+/** One point as a row, in the table's column order. */
+function appendRow(appender: DuckDBAppender, entry: FakePoint, dataset: string): void {
+  const encoded = "indexes" in entry.point ? entry.point : encodeCallPoint(entry.point);
+  appender.appendVarchar(dataset);
+  // Analytics Engine stamps whole seconds.
+  const seconds = BigInt(Math.floor(entry.time / 1000));
+  appender.appendTimestamp(new DuckDBTimestampValue(seconds * 1_000_000n));
+  appender.appendUInteger(entry.sampleInterval ?? 1);
+  appender.appendVarchar(encoded.indexes[0] ?? "");
+  for (let index = 0; index < 20; index += 1) appender.appendVarchar(encoded.blobs[index] ?? "");
+  for (let index = 0; index < 20; index += 1) appender.appendDouble(encoded.doubles[index] ?? 0);
+  appender.endRow();
+}
+
+/** Why the real API (or this fake) would refuse `sql`, or null. */
 function refuse(sql: string, dataset: string): string | null {
-  const code = sql.replace(/'(?:[^']|'')*'/g, "''");
+  const code = blankStrings(sql);
   if (!/^\s*SELECT\b/i.test(code)) return "only SELECT statements are supported";
   if (/;\s*\S/.test(code)) return "send one statement per request";
   if (/\b(UNION|JOIN|WITH)\b/i.test(code)) return "UNION, JOIN and WITH are not supported";
@@ -157,6 +203,9 @@ function refuse(sql: string, dataset: string): string | null {
     const name = (match[1] ?? "").toLowerCase();
     if (keywords.has(name)) continue;
     if (!documentedFunctions.has(name)) return `function ${match[1]} is not supported`;
+    if (!translatedFunctions.has(name)) {
+      return `function ${match[1]} is in the SQL reference, but this fake does not translate it to DuckDB yet (tools/fakes/clickhouse-dialect.ts)`;
+    }
   }
   return null;
 }
