@@ -122,6 +122,29 @@ describe("stepwise report --source analytics-engine (live, through the SQL API)"
     }
   });
 
+  it("groups by a metadata key that is not ASCII (ClickHouse's substring counts bytes)", async () => {
+    const teams = ["équipe-α", "équipe-β"];
+    const own = createFakeSqlApi({ accountId, apiToken, dataset: "stepwise_events" });
+    try {
+      await own.load(
+        stored.slice(0, 200).map((event, index) => ({
+          time: Date.parse(event.time),
+          point: callPointOf(event, { région: teams[index % 2] ?? "" }),
+        })),
+      );
+      const report = await buildReport(
+        analyticsEngineSqlSource({ accountId, apiToken, baseURL: own.baseURL, fetch: own.fetch }),
+        { dimensions: ["metadata.région"] },
+      );
+      expect(report.groups.map((row) => [row.key["metadata.région"], row.figures.calls])).toEqual([
+        [teams[0], 100],
+        [teams[1], 100],
+      ]);
+    } finally {
+      own.close();
+    }
+  });
+
   it("compares with the previous window and filters by gateway and route on the server", async () => {
     const report = await buildReport(live(), {
       window: { since: start + day, until: start + 2 * day },

@@ -56,7 +56,8 @@ const column = callPointColumns;
 export function dimensionExpression(dimension: Dimension): string {
   if (isMetadataDimension(dimension)) {
     const prefix = `${metadataKeyOf(dimension)}=`;
-    const start = [...prefix].length + 1;
+    // ClickHouse's substring counts bytes, not characters.
+    const start = new TextEncoder().encode(prefix).length + 1;
     // The writer sorts entries by key, one `key=value` per column, so one column at most matches.
     return metadataColumns.reduceRight(
       (otherwise, metadataColumn) =>
