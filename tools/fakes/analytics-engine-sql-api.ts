@@ -17,12 +17,13 @@
  * the report sends reaches DuckDB as sent, except for the mappings in `clickhouse-dialect.ts`:
  * DuckDB macros give `startsWith`, `substring`, `toDateTime`, `toUnixTimestamp`,
  * `toStartOfInterval`, `sum`, `min` and `max` their ClickHouse meaning under their ClickHouse
- * names, the parametric `quantileExactWeighted(level)(x, w)` is rewritten to a macro that follows
- * ClickHouse's algorithm, and the closing `FORMAT JSONEachRow` is written by the fake. The
- * filters, groupings, weights and arithmetic are the report's own, so the answers prove the SQL;
- * a function the fake does not translate is refused (422) rather than run with DuckDB's meaning.
- * Known differences, which the report's SQL does not meet: DuckDB orders NaN above every number
- * (ClickHouse's comparisons with NaN are false), and identifiers are not case-sensitive here.
+ * names; the parametric `quantileExactWeighted(level)(x, w)` is rewritten to a macro over
+ * ClickHouse's algorithm transcribed in TypeScript; the closing `FORMAT JSONEachRow` is written by
+ * the fake. The filters, groupings, weights and arithmetic are the report's own, so the answers
+ * prove the SQL; a function the fake does not translate is refused (422) rather than run with
+ * DuckDB's meaning. Known differences, which the report's SQL does not meet: DuckDB orders NaN
+ * above every number (ClickHouse's comparisons with NaN are false), and identifiers are not
+ * case-sensitive here.
  */
 import {
   type DuckDBAppender,
@@ -38,8 +39,8 @@ import {
 import {
   blankStrings,
   clickHouseJsonLine,
-  clickHouseMacros,
   DialectError,
+  registerClickHouseDialect,
   toDuckDbSql,
   translatedFunctions,
 } from "./clickhouse-dialect.ts";
@@ -124,9 +125,15 @@ export function createFakeSqlApi(options: FakeSqlApiOptions): FakeSqlApi {
       if (translated.format?.toLowerCase() !== "jsoneachrow") {
         return text(422, "this fake writes FORMAT JSONEachRow only: end the query with it");
       }
-      const result = await exclusive((connection) => connection.runAndReadAll(translated.sql));
-      const lines = result.getRowObjectsJS().map(clickHouseJsonLine);
-      return text(200, lines.map((line) => `${line}\n`).join(""));
+      const lines = await exclusive(async (connection) => {
+        const written: string[] = [];
+        const result = await connection.stream(translated.sql);
+        for await (const rows of result.yieldRowObjectJs()) {
+          written.push(rows.map((row) => `${clickHouseJsonLine(row)}\n`).join(""));
+        }
+        return written;
+      });
+      return text(200, lines.join(""));
     } catch (error) {
       const message = (error as Error).message;
       if (error instanceof DialectError) return text(422, message);
@@ -171,7 +178,7 @@ export function createFakeSqlApi(options: FakeSqlApiOptions): FakeSqlApi {
 async function openDatabase(): Promise<{ instance: DuckDBInstance; connection: DuckDBConnection }> {
   const instance = await DuckDBInstance.create(":memory:");
   const connection = await instance.connect();
-  for (const macro of clickHouseMacros) await connection.run(macro);
+  await registerClickHouseDialect(connection);
   return { instance, connection };
 }
 

@@ -4,8 +4,10 @@
  * definitions, so a mapping that drifted (a quantile rank, a bucket origin, characters counted
  * instead of bytes, NULL where ClickHouse answers 0) fails.
  */
+import fc from "fast-check";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { createFakeSqlApi, type FakePoint } from "../../../tools/fakes/analytics-engine-sql-api.ts";
+import { quantileExactWeighted } from "../../../tools/fakes/clickhouse-dialect.ts";
 
 const accountId = "0123456789abcdef0123456789abcdef";
 const apiToken = "dialect-test";
@@ -75,6 +77,29 @@ describe("the SQL API fake speaks ClickHouse's dialect", () => {
       { g: "a", q0: 10, q10: 10, q40: 20, q41: 30, median: 30, q95: 40 },
       { g: "b", q0: 7, q10: 7, q40: 7, q41: 7, median: 7, q95: 7 },
     ]);
+  });
+
+  it("quantileExactWeighted counts each value as if it were there weight times (ClickHouse's definition)", () => {
+    const rows = fc.array(
+      fc.tuple(fc.integer({ min: 0, max: 40 }), fc.integer({ min: 1, max: 6 })),
+      {
+        minLength: 1,
+        maxLength: 40,
+      },
+    );
+    fc.assert(
+      fc.property(rows, fc.double({ min: 0, max: 1, noNaN: true }), (pairs, level) => {
+        const repeated = pairs
+          .flatMap(([value, weight]) => Array<number>(weight).fill(value))
+          .sort((a, b) => a - b);
+        const rank = Math.max(1, Math.ceil(repeated.length * level));
+        const values = pairs.map(([value]) => value);
+        const weights = pairs.map(([, weight]) => weight);
+        expect(quantileExactWeighted(values, weights, level)).toBe(repeated[rank - 1]);
+      }),
+    );
+    expect(quantileExactWeighted([Number.NaN, 3], [9, 1], 0.5)).toBe(3);
+    expect(quantileExactWeighted([], [], 0.5)).toBeNaN();
   });
 
   it("aggregates over no rows answer ClickHouse's defaults: 0, 1970, and null for a quantile", async () => {
