@@ -1,7 +1,7 @@
 /**
  * @module
  * What a live Analytics Engine report fetches: a month of call points goes into the SQL API fake
- * (chDB running the SQL the report sends), a 30-day report with the default grouping and
+ * (DuckDB running the SQL the report sends), a 30-day report with the default grouping and
  * automatic buckets is built through it, and the bytes and rows that came back are set against
  * what exporting the points themselves would fetch.
  */
