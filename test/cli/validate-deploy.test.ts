@@ -86,19 +86,30 @@ describe("stepwise validate: what Cloudflare would run", () => {
     expect(report.warnings).toEqual([]);
   });
 
-  it("passes the dev stack with warnings only (exit 0), printed after the summary", async () => {
-    const { code, stdout, stderr } = await stepwise("validate", "--stack", "dev");
+  it("prints warnings after the summary and exits 0 when nothing is an error", async () => {
+    const file = "test/__fixtures__/config/Pulumi.warnings.yaml";
+    const { code, stdout, stderr } = await stepwise("validate", "--file", file);
     expect(code).toBe(0);
-    expect(stdout).toContain("Pulumi.dev.yaml is valid");
-    expect(stdout).toMatch(/route summarise: .* \(universal only\)/);
+    expect(stdout).toContain("Pulumi.warnings.yaml is valid");
     expect(stderr).toMatch(/2 warnings/);
     expect(stderr).toMatch(
-      /⚠ gateways\[0\]\.routes\.long-context\.steps\[3\]\.cacheTtl \(line \d+\): step 3 of route "long-context" sets cacheTtl: 0, which dynamic\/long-context cannot express/,
+      /⚠ gateways\[0\]\.routes\.default\.steps\[1\]\.cacheTtl \(line 13\): step 1 of route "default" sets cacheTtl: 0, which dynamic\/default cannot express/,
     );
-    const json = await stepwise("validate", "--stack", "dev", "--json");
+    const json = await stepwise("validate", "--file", file, "--json");
     expect(json.code).toBe(0);
     const report = JSON.parse(json.stdout) as { ok: boolean; warnings: Entry[] };
     expect(report.ok).toBe(true);
-    expect(report.warnings.map((warning) => warning.severity)).toEqual(["warning", "warning"]);
+    expect(report.warnings.map((warning) => [warning.severity, warning.path])).toEqual([
+      ["warning", "gateways[0].routes.default.deadlineMs"],
+      ["warning", "gateways[0].routes.default.steps[1].cacheTtl"],
+    ]);
+  });
+
+  it("passes the dev stack with no error and no warning", async () => {
+    const { code, stdout, stderr } = await stepwise("validate", "--stack", "dev");
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/route summarise: .* \(universal only\)/);
+    expect(stdout).toMatch(/gateway chat-dynamic .*auth on/);
+    expect(stderr).toBe("");
   });
 });

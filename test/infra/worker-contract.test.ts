@@ -13,6 +13,7 @@ import { workerBindingNames } from "../../infra/worker-bindings.ts";
 import { readWranglerSettings } from "../../infra/wrangler-config.ts";
 import { loadConfig } from "../../src/config/index.ts";
 import {
+  devStackByokKeys,
   fixtureBundlePath,
   installMocks,
   promiseOf,
@@ -65,7 +66,11 @@ beforeAll(async () => {
   ({ recorder } = await installMocks("dev"));
   const { config } = await loadConfig({ stack: "dev", cwd: repoRoot });
   const stack = buildStack(config, {
-    secrets: { rotateToken: pulumi.secret("rotate"), gatewayToken: pulumi.secret("gateway") },
+    secrets: {
+      rotateToken: pulumi.secret("rotate"),
+      gatewayToken: pulumi.secret("gateway"),
+      byokKeys: devStackByokKeys,
+    },
     workerBundlePath: fixtureBundlePath,
   });
   await promiseOf(stack.outputs.kvNamespaceId as pulumi.Output<string>);
