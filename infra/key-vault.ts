@@ -71,32 +71,27 @@ export class KeyVault extends pulumi.ComponentResource {
       { parent: this },
     );
 
-    this.script = new cloudflare.WorkersScript(
-      `${name}-worker`,
-      {
-        accountId: args.accountId,
-        scriptName: workerName,
-        // The bundle is uploaded from its file, identified by its hash: the state holds a hash,
-        // not the ~1 MB script, and a change of bytes (only) uploads a new version.
-        contentFile: bundlePath,
-        contentSha256:
-          args.bundleSha256 ?? bundlePath.apply((file) => readWorkerBundle(file).sha256),
-        mainModule: bundlePath.apply((file) => path.basename(file)),
-        compatibilityDate: args.compatibilityDate,
-        ...(args.compatibilityFlags === undefined
-          ? {}
-          : { compatibilityFlags: args.compatibilityFlags }),
-        bindings: workerBindings({
-          namespaceId: this.namespace.id,
-          rotateToken: args.rotateToken,
-          gatewayToken: args.gatewayToken,
-          gatewayUrl: args.gatewayUrl ?? "https://gateway.ai.cloudflare.com",
-          configJson: args.configJson,
-          eventsDataset: args.eventsDataset ?? "stepwise_events",
-        }),
-      },
-      { parent: this },
-    );
+    const scriptArgs: cloudflare.WorkersScriptArgs = {
+      accountId: args.accountId,
+      scriptName: workerName,
+      // The bundle is uploaded from its file, identified by its hash: the state holds a hash,
+      // not the ~1 MB script, and a change of bytes (only) uploads a new version.
+      contentFile: bundlePath,
+      contentSha256: args.bundleSha256 ?? bundlePath.apply((file) => readWorkerBundle(file).sha256),
+      mainModule: bundlePath.apply((file) => path.basename(file)),
+      compatibilityDate: args.compatibilityDate,
+      bindings: workerBindings({
+        namespaceId: this.namespace.id,
+        rotateToken: args.rotateToken,
+        gatewayToken: args.gatewayToken,
+        gatewayUrl: args.gatewayUrl ?? "https://gateway.ai.cloudflare.com",
+        configJson: args.configJson,
+        eventsDataset: args.eventsDataset ?? "stepwise_events",
+      }),
+    };
+    if (args.compatibilityFlags !== undefined)
+      scriptArgs.compatibilityFlags = args.compatibilityFlags;
+    this.script = new cloudflare.WorkersScript(`${name}-worker`, scriptArgs, { parent: this });
 
     this.cronTrigger = new cloudflare.WorkersCronTrigger(
       `${name}-cron`,
