@@ -68,15 +68,29 @@ async function start(upstreams: Record<string, string>) {
 }
 
 describe("budget conduct", () => {
-  it("lets the final attempt take longer than the step timeout (200, not 504)", async () => {
+  it("lets the final retry attempt take longer than the step timeout (200, not 504)", async () => {
+    const failOnce = (_request: StubRequest, response: ServerResponse) => {
+      response.writeHead(500, { "content-type": "application/json" });
+      response.end('{"error":{"message":"boom","type":"server_error"}}');
+    };
+    const openai = await scriptedUpstream([failOnce, slow]);
+    await start({ openai: openai.url });
+    const response = await postJson(emulator!.gatewayUrl("open"), [
+      step("gpt-4o-mini", { requestTimeout: stepTimeoutMs, maxAttempts: 2 }),
+    ]);
+    expect(response.status).toBe(200);
+    expect(await response.text()).toContain("slow but complete");
+    expect(openai.requests).toHaveLength(2);
+  });
+
+  it("keeps the timeout of a request without retries: 504 in time", async () => {
     const openai = await scriptedUpstream([slow]);
     await start({ openai: openai.url });
     const response = await postJson(emulator!.gatewayUrl("open"), [
       step("gpt-4o-mini", { requestTimeout: stepTimeoutMs }),
     ]);
-    expect(response.status).toBe(200);
-    expect(await response.text()).toContain("slow but complete");
-    expect(openai.requests).toHaveLength(1);
+    expect(response.status).toBe(504);
+    expect(await response.json()).toMatchObject({ error: [{ code: 2011 }] });
   });
 
   it("falls back at once from a timed-out step instead of retrying it", async () => {

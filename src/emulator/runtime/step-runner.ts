@@ -12,8 +12,9 @@
  * since every provider would refuse them. With `failOn: "any-error"` every non-2xx falls back.
  *
  * Budget conduct:
- * - The last attempt of the last step waits without a timeout (Cloudflare: the final attempt waits
- *   until the request completes); every other attempt has the step's timeout to first byte.
+ * - The final retry attempt of the last step waits without a timeout (Cloudflare: the final
+ *   attempt waits until the request completes); every other attempt, and a step without retries,
+ *   has the step's timeout to first byte.
  * - A timed-out attempt is not retried on the same hung step when a later step can answer: the
  *   chain falls back at once. On the last step it is retried (its final attempt has no timeout).
  * - A 429 is retried no sooner than its `Retry-After`; when that wait is longer than the step's
@@ -130,7 +131,9 @@ export async function runStep(
       await services.sleep(Math.max(wait, backoffDelay(target.retry, attempt - 1)));
     }
     if (call.signal.aborted) break;
-    const final = options.last && attempt === maxAttempts;
+    // Cloudflare: the final retry attempt waits until the request completes (a request without
+    // retries keeps its timeout, which is how it returns an error in time).
+    const final = options.last && maxAttempts > 1 && attempt === maxAttempts;
     const result = await attemptUpstream(target.request, {
       fetch: services.fetch,
       timeoutMs: final ? undefined : target.timeoutMs,
