@@ -122,3 +122,15 @@ export class EmulatorError extends StepwiseError {
     this.name = "EmulatorError";
   }
 }
+
+/** Why the Secrets Store refused a write; the REST layer answers it as a 400, 404 or 409. */
+export class SecretsStoreRefusal extends StepwiseError {
+  static override readonly kind: string = "stepwise.SecretsStoreRefusal";
+  readonly reason: "not_found" | "conflict" | "too_large";
+
+  constructor(reason: "not_found" | "conflict" | "too_large", message: string) {
+    super({ code: `secrets_store_${reason}`, message });
+    this.name = "SecretsStoreRefusal";
+    this.reason = reason;
+  }
+}

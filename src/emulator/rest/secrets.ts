@@ -6,13 +6,8 @@
  * write-only: no answer carries one. Editing a secret's value takes effect on the next request.
  */
 import { z } from "zod";
-import { RestRequestError, restErrorCodes } from "../errors.ts";
-import {
-  type SecretRecord,
-  SecretsStoreRefusal,
-  secretJson,
-  secretScopes,
-} from "../state/secrets-store.ts";
+import { RestRequestError, restErrorCodes, SecretsStoreRefusal } from "../errors.ts";
+import { type SecretRecord, secretJson, secretScopes } from "../state/secrets-store.ts";
 import { notFound, paginate, readBody, readPage, success } from "./envelope.ts";
 import type { RestContext, RestHandler } from "./rest-context.ts";
 
@@ -34,7 +29,7 @@ const editSchema = z.object({
 
 /** A store or secret refusal as the REST answer it stands for. */
 export function secretRefusal(error: unknown): unknown {
-  if (!(error instanceof SecretsStoreRefusal)) return error;
+  if (!SecretsStoreRefusal.isInstance(error)) return error;
   const status = { not_found: 404, conflict: 409, too_large: 400 }[error.reason];
   const code = {
     not_found: restErrorCodes.invalidIdentifier,

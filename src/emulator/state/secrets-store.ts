@@ -9,6 +9,7 @@
  * answer and no log carries it.
  */
 import { createHash } from "node:crypto";
+import { SecretsStoreRefusal } from "../errors.ts";
 
 /** Largest secret value (Secrets Store: 64 KiB). */
 export const maxSecretValueBytes = 64 * 1024;
@@ -45,16 +46,6 @@ export interface SecretRecord {
 export function secretJson(secret: SecretRecord) {
   const { value: _value, ...shown } = secret;
   return { ...shown, status: "active" as const };
-}
-
-/** Why a secret write was refused, for the REST layer to turn into a 400/404/409. */
-export class SecretsStoreRefusal extends Error {
-  constructor(
-    readonly reason: "not_found" | "conflict" | "too_large",
-    message: string,
-  ) {
-    super(message);
-  }
 }
 
 export class SecretsStore {
