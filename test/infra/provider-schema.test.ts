@@ -96,7 +96,8 @@ beforeAll(async () => {
     ...declared.map((resource) => resource.type),
     "cloudflare:index/workersScript:WorkersScript",
   ]);
-});
+  // Type-checks against @pulumi/cloudflare's declarations: seconds of CPU, far more on a busy machine.
+}, 180_000);
 
 describe("inputs checked against @pulumi/cloudflare's declarations", () => {
   it("covers every kind of resource the program declares", () => {
