@@ -142,6 +142,8 @@ export function buildStack(config: StepwiseConfig, options: BuildStackOptions = 
           gatewayUrl: config.worker.gatewayUrl,
           configJson: worker.configJson,
           eventsDataset: worker.wrangler.eventsDataset ?? "stepwise_events",
+          durableObjects: worker.wrangler.durableObjects,
+          migrations: worker.wrangler.migrations,
           ...(config.worker.workersDevSubdomain === undefined
             ? {}
             : { workersDevSubdomain: config.worker.workersDevSubdomain }),

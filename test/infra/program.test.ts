@@ -258,9 +258,11 @@ describe("the example stack", () => {
     >[];
     const byName = Object.fromEntries(bindings.map((binding) => [binding.name, binding]));
     expect(bindings.map((binding) => binding.name)).toEqual([
+      "APP_LIMITER",
       "EVENTS",
       "GATEWAY_TOKEN",
       "GATEWAY_URL",
+      "KEY_LEDGER",
       "KEYS",
       "ROTATE_TOKEN",
       "STEPWISE_CONFIG",

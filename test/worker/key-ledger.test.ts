@@ -201,15 +201,16 @@ describe("KeyLedgerCore: lifecycle", () => {
 });
 
 describe("KeyLedgerCore: write-through", () => {
-  it("never writes a KV key twice within a second, and the edge ends on the last commit", async () => {
+  it("a write KV refuses (one write per second per key) is retried; the edge ends on the last commit", async () => {
     const { ledger, kv, edge, advance } = setUp();
     for (let index = 0; index < 5; index++) {
       await ledger.rotate("openai", rotation(`sk-burst-0000${index}`));
       await advance(200);
     }
     await advance(1000);
-    const writes = kv.attempts.filter((attempt) => attempt.key === "current:openai");
-    expect(writes.every((attempt) => attempt.accepted)).toBe(true);
+    const attempts = kv.attempts.filter((attempt) => attempt.key === "current:openai");
+    expect(attempts.some((attempt) => !attempt.accepted)).toBe(true);
+    const writes = attempts.filter((attempt) => attempt.accepted);
     for (let index = 1; index < writes.length; index++) {
       expect(writes[index]!.at - writes[index - 1]!.at).toBeGreaterThanOrEqual(1000);
     }

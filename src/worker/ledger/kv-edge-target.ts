@@ -10,7 +10,7 @@ import { type EdgeKeyRecord, keyLayout } from "../key-layout.ts";
 import type { LedgerReader } from "./ledger-storage.ts";
 import type { LedgerChange, WriteThroughTarget } from "./write-through.ts";
 
-/** KV takes one write per second per key. */
+/** KV takes one write per second per key: a refused write is retried a second later. */
 const kvWriteIntervalMs = 1000;
 /** Cloudflare: a write reaches every location within about 60 s. */
 export const kvPropagationMs = 60_000;
@@ -19,7 +19,7 @@ export const kvPropagationMs = 60_000;
 export function kvEdgeTarget(kv: KvNamespaceLike): WriteThroughTarget {
   return {
     name: "kv",
-    minimumIntervalMs: kvWriteIntervalMs,
+    retryAfterMs: kvWriteIntervalMs,
     propagationMs: kvPropagationMs,
     entriesFor(change: LedgerChange): readonly string[] {
       return change.kind === "provider-key"

@@ -6,9 +6,9 @@
  * truth *as it is then*, read from the ledger, never from the target itself.
  *
  * Entries wait in a durable outbox written in the same transaction as the commit, so a crash or
- * a failed write is retried (by the Durable Object's alarm) until the target has caught up. Each
- * target may set a minimum interval between writes of one entry (KV: one write per second per
- * key); writes of one entry never overlap, so an older truth can never land after a newer one.
+ * a failed write (KV refuses a second write of one key within a second: `429 Too Many Requests`)
+ * is retried by the Durable Object's alarm, with backoff, until the target has caught up. Writes
+ * run one at a time in the ledger's queue, so an older truth can never land after a newer one.
  *
  * Adding a target (e.g. the gateway's BYOK secrets in Secrets Store) is a new
  * `WriteThroughTarget` passed to the ledger; nothing else changes.
@@ -25,8 +25,8 @@ export type LedgerChange =
 export interface WriteThroughTarget {
   /** Short stable name, e.g. `kv`; part of outbox keys. */
   readonly name: string;
-  /** Shortest time between two writes of one entry, in ms (KV: 1000). */
-  readonly minimumIntervalMs: number;
+  /** How long to wait before retrying a failed write, in ms (KV: 1000, its write interval). */
+  readonly retryAfterMs: number;
   /** How long after a write every reader sees it, in ms (KV: 60 000); 0 when at once. */
   readonly propagationMs: number;
   /** The entries a change touches (none when this target does not serve it). */
@@ -60,7 +60,6 @@ const maxBackoffMs = 60_000;
 /** The durable queue of edge writes. Callers serialise calls (the ledger runs it in its queue). */
 export class Outbox {
   readonly #options: OutboxOptions;
-  readonly #lastWrite = new Map<string, number>();
 
   constructor(options: OutboxOptions) {
     this.#options = options;
@@ -113,7 +112,7 @@ export class Outbox {
     return { writtenAt: entries.length === 0 ? this.#options.now() : writtenAt, propagationMs };
   }
 
-  /** Writes one entry if allowed now; the epoch ms of the write, or null if it still waits. */
+  /** Writes one entry if it is due; the epoch ms of the write, or null if it still waits. */
   async #flushOne(storageKey: string, record: OutboxEntry): Promise<number | null> {
     const { storage, now } = this.#options;
     const target = this.#target(record.target);
@@ -122,30 +121,18 @@ export class Outbox {
       await storage.delete([storageKey]);
       return now();
     }
-    const last = this.#lastWrite.get(storageKey);
-    const earliest = Math.max(
-      record.notBefore,
-      last === undefined ? 0 : last + target.minimumIntervalMs,
-    );
-    if (now() < earliest) {
-      if (earliest !== record.notBefore) {
-        await storage.put({ [storageKey]: { ...record, notBefore: earliest } });
-      }
-      return null;
-    }
+    if (now() < record.notBefore) return null;
     try {
       await target.apply(record.entry, this.#options.truth);
     } catch {
       const attempts = record.attempts + 1;
       this.#options.onFailure?.(target.name, record.entry, attempts);
-      const backoff = Math.min(maxBackoffMs, 1000 * 2 ** (attempts - 1));
+      const backoff = Math.min(maxBackoffMs, target.retryAfterMs * 2 ** (attempts - 1));
       await storage.put({ [storageKey]: { ...record, attempts, notBefore: now() + backoff } });
       return null;
     }
-    const at = now();
-    this.#lastWrite.set(storageKey, at);
     await storage.delete([storageKey]);
-    return at;
+    return now();
   }
 
   async #scheduleNext(): Promise<void> {
