@@ -4,11 +4,17 @@
  * `fetch` and logger injectable for tests and the local demo. The routes (hono) are built once per
  * Worker; every request builds its own context (ledger and limiter stubs, edge reader) from `env`.
  */
-import type { ExecutionContextLike, ScheduledControllerLike, WorkerEnv } from "./bindings.ts";
-import { EdgeReader } from "./edge-keys.ts";
+import type {
+  ExecutionContextLike,
+  KvNamespaceLike,
+  ScheduledControllerLike,
+  WorkerEnv,
+} from "./bindings.ts";
+import { defaultEdgeCacheMs, EdgeCache, EdgeReader } from "./edge-keys.ts";
 import { errorResponse } from "./errors.ts";
 import type { FetchFunction, HandlerContext, WorkerLogger } from "./handler-context.ts";
 import { buildApp } from "./http/app.ts";
+import type { KeyLedgerApi } from "./ledger/ledger-api.ts";
 import { ledgerName } from "./ledger/ledger-api.ts";
 import { runScheduled, type ScheduledResult } from "./scheduled.ts";
 import { readWorkerSettings } from "./settings.ts";
@@ -21,6 +27,8 @@ export interface WorkerOptions {
   readonly fetch?: FetchFunction;
   /** `console` by default. Lines never carry a key or a token. */
   readonly logger?: WorkerLogger;
+  /** How long the isolate reuses an edge record it read from KV; 1 000 ms by default. */
+  readonly edgeCacheMs?: number;
 }
 
 /** The Worker's handlers, as a module Worker's default export. */
@@ -42,14 +50,29 @@ export interface StepwiseWorker {
  */
 export function createWorker(options: WorkerOptions = {}): StepwiseWorker {
   const logger = () => options.logger ?? console;
+  // One cache per KV namespace binding (per location, in tests), kept for the isolate's life.
+  const caches = new WeakMap<KvNamespaceLike, EdgeCache>();
+  const cacheFor = (kv: KvNamespaceLike) => {
+    let cache = caches.get(kv);
+    if (cache === undefined) {
+      cache = new EdgeCache(options.edgeCacheMs ?? defaultEdgeCacheMs);
+      caches.set(kv, cache);
+    }
+    return cache;
+  };
   const contextFor = (env: WorkerEnv, execution: ExecutionContextLike): HandlerContext => {
     const settings = readWorkerSettings(env);
     const now = () => (options.now ?? Date.now)();
     const { keys: keySettings } = settings.config;
+    let ledger: KeyLedgerApi | undefined;
     return {
       kv: env.KEYS,
-      edge: new EdgeReader(env.KEYS, now),
-      ledger: env.KEY_LEDGER.get(env.KEY_LEDGER.idFromName(ledgerName)),
+      edge: new EdgeReader(env.KEYS, now, cacheFor(env.KEYS)),
+      // Only admin calls and the cron reach the ledger.
+      get ledger() {
+        ledger ??= env.KEY_LEDGER.get(env.KEY_LEDGER.idFromName(ledgerName));
+        return ledger;
+      },
       limiter: (appId) => env.APP_LIMITER.get(env.APP_LIMITER.idFromName(appId)),
       settings,
       events: env.EVENTS,

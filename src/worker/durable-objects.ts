@@ -82,10 +82,13 @@ export class KeyLedger extends DurableObject<WorkerEnv> implements KeyLedgerApi 
 }
 
 const countKey = "window";
+/** A busy counter is saved at most this often (the latest count, a little later). */
+const saveEveryMs = 1000;
 
 /** One app's exact request counter. */
 export class AppLimiter extends DurableObject<WorkerEnv> implements AppLimiterApi {
   readonly #counter: FixedWindowCounter;
+  #unsaved: WindowCount | undefined;
 
   constructor(ctx: DurableObjectContext, env: WorkerEnv) {
     super(ctx, env);
@@ -93,7 +96,20 @@ export class AppLimiter extends DurableObject<WorkerEnv> implements AppLimiterAp
       store: {
         load: () => ctx.storage.get<WindowCount>(countKey),
         save: (count) => {
-          ctx.storage.put(countKey, count, { allowUnconfirmed: true }).catch(() => undefined);
+          // Saving every count would cost a storage write per proxied call: the latest count is
+          // saved once a second instead, so a restart (a deploy) forgets at most that second.
+          if (this.#unsaved === undefined) {
+            setTimeout(() => {
+              const latest = this.#unsaved;
+              this.#unsaved = undefined;
+              if (latest !== undefined) {
+                ctx.storage
+                  .put(countKey, latest, { allowUnconfirmed: true })
+                  .catch(() => undefined);
+              }
+            }, saveEveryMs);
+          }
+          this.#unsaved = count;
         },
       },
     });

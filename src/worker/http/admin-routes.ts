@@ -29,7 +29,7 @@ import {
 import { appView, newAppToken } from "../app-tokens.ts";
 import { jsonResponse, WorkerError } from "../errors.ts";
 import type { HandlerContext } from "../handler-context.ts";
-import { versionPattern } from "../key-layout.ts";
+import { keyLayout, versionPattern } from "../key-layout.ts";
 import { describeAllProviders, describeProvider, viewVersion } from "../key-report.ts";
 import type { LedgerAnswer, Propagation } from "../ledger/ledger-api.ts";
 import { methodNotAllowed, notFound } from "../routing.ts";
@@ -73,6 +73,7 @@ export function addAdminRoutes(app: Hono<WorkerHonoEnv>): void {
       (await readJsonBody(c.req.raw, { maxBytes: maxAdminBodyBytes, allowEmpty: true })).value,
     );
     const answer = committed(await context.ledger.rollback(provider, body.version ?? null));
+    context.edge.forget(keyLayout.current(provider));
     context.logger.info(
       `stepwise worker: rolled ${provider} back to ${answer.value.pointer?.current} (revision ${answer.revision})`,
     );
@@ -89,6 +90,7 @@ export function addAdminRoutes(app: Hono<WorkerHonoEnv>): void {
     if (!versionPattern.test(version)) throw notFound();
     const force = c.req.query("force") === "true";
     const answer = committed(await context.ledger.revoke(provider, version, force));
+    context.edge.forget(keyLayout.current(provider));
     context.logger.info(
       `stepwise worker: revoked ${provider} version ${version} (revision ${answer.revision})`,
     );
@@ -112,6 +114,7 @@ export function addAdminRoutes(app: Hono<WorkerHonoEnv>): void {
     );
     const { token, app: newApp } = await newAppToken(body);
     const answer = committed(await context.ledger.createApp(newApp));
+    context.edge.forget(keyLayout.app(newApp.id));
     context.logger.info(`stepwise worker: created app ${newApp.id} (${newApp.name})`);
     return jsonResponse(
       { ...appView(answer.value), token, propagation: propagationView(answer.propagation) },
@@ -125,6 +128,7 @@ export function addAdminRoutes(app: Hono<WorkerHonoEnv>): void {
   app.delete("/app-tokens/:id", async (c) => {
     const { context } = c.var;
     const answer = committed(await context.ledger.revokeApp(c.req.param("id")));
+    context.edge.forget(keyLayout.app(answer.value.id));
     context.logger.info(`stepwise worker: revoked app ${answer.value.id}`);
     return jsonResponse({
       revoked: appView(answer.value),
@@ -177,6 +181,7 @@ async function rotate(
       label: body.label ?? "admin-api",
     }),
   );
+  context.edge.forget(keyLayout.current(provider));
   const { version, state } = answer.value;
   context.logger.info(
     `stepwise worker: rotated ${provider} to ${version.version} (${version.fingerprint}, ${version.label}, revision ${answer.revision})`,

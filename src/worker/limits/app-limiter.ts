@@ -3,8 +3,9 @@
  * Exact per-app limits: at most `limit` proxied requests per fixed window of `windowSeconds`,
  * counted by one `AppLimiter` Durable Object per app. The object handles one request at a time,
  * so the count is exact wherever the requests come from (no read-modify-write race, no KV write
- * per call). The count lives in memory and is saved without holding up the answer, so an object
- * that restarts mid-window (a deploy, an eviction after idling) carries on from it.
+ * per call). The count lives in memory and is saved (at most once a second, never holding up an
+ * answer), so an object that restarts mid-window (a deploy, an eviction after idling) carries on
+ * from it, forgetting at most the last second's calls of a busy app.
  */
 
 /** A limit: `limit` requests per `windowSeconds`. */
@@ -38,7 +39,7 @@ export interface WindowCount {
 /** Where a limiter saves its count (the Durable Object's storage). */
 export interface CountStore {
   load(): Promise<WindowCount | undefined>;
-  /** Saves without delaying the answer (`allowUnconfirmed`). */
+  /** Saves without delaying the answer; may coalesce saves (the latest count wins). */
   save(count: WindowCount): void;
 }
 
