@@ -46,7 +46,10 @@ describe("Analytics Engine points", () => {
     await harness.advance(2_000);
     harness.setGateway(async (call, valid) => {
       const answer = await defaultGateway(call, valid);
-      return new Response(answer.status === 200 ? usageBody : await answer.text(), answer);
+      const text = answer.status === 200 ? usageBody : await answer.text();
+      const headers = new Headers(answer.headers);
+      headers.set("content-length", String(new TextEncoder().encode(text).byteLength));
+      return new Response(text, { status: answer.status, headers });
     });
     const steps = ["anthropic", "openai"].map((provider) => ({
       provider,

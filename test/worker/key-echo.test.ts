@@ -48,12 +48,18 @@ function echoingGateway(kind: Echo) {
       });
     }
     if (kind === "body") {
-      return new Response(
-        JSON.stringify({
-          error: { message: `Incorrect API key provided: ${echoed}.`, type: "invalid_request" },
-        }),
-        { status: 401, headers: { "content-type": "application/json", "cf-aig-step": "0" } },
-      );
+      // As a real gateway answers: with its length, so the Worker scrubs it whole.
+      const text = JSON.stringify({
+        error: { message: `Incorrect API key provided: ${echoed}.`, type: "invalid_request" },
+      });
+      return new Response(text, {
+        status: 401,
+        headers: {
+          "content-type": "application/json",
+          "content-length": String(new TextEncoder().encode(text).byteLength),
+          "cf-aig-step": "0",
+        },
+      });
     }
     // A stream that splits each secret across two chunks, then repeats it whole.
     const encoder = new TextEncoder();
@@ -116,6 +122,10 @@ describe("nothing secret leaves the proxy", () => {
         expect(everything).not.toContain(secret);
       }
       expect(everything).toContain("[redacted]");
+      // A body of known length is scrubbed whole and keeps a true length; a stream has none.
+      expect(response.headers.get("content-length")).toBe(
+        kind === "body" ? String(new TextEncoder().encode(response.text).byteLength) : null,
+      );
     });
   }
 });

@@ -18,6 +18,7 @@ import {
 import { parseConfig } from "../../src/config/index.ts";
 import { startLocalSystem } from "../../src/demo/local-system.ts";
 import { accountId, benchConfig, gatewayId, messages, primary, secondary } from "./fixtures.ts";
+import { measureLimiters } from "./limiter-choice.ts";
 import { type Call, type LoadResult, runInterleaved } from "./load.ts";
 import { markdownTable } from "./markdown.ts";
 import {
@@ -124,6 +125,8 @@ async function run(context: BenchContext): Promise<BenchResult> {
     { count: context.quick ? 100 : 400, blocks: 2, warmup: 20 },
   );
 
+  const limiters = await measureLimiters(context.cleanup, context);
+
   const median = (load: LoadResult) => summarize(load.latencies).median;
   const rows: string[][] = [];
   const paths: [Side, string][] = [
@@ -192,6 +195,10 @@ async function run(context: BenchContext): Promise<BenchResult> {
     "Where the time goes, sequential requests that never reach the emulator:",
     "",
     partsTable,
+    "",
+    "Why the per-app limit is a Durable Object, not the Rate Limiting binding: a request to a bare Worker in workerd that counts itself with each (sequential medians, interleaved), and what each lets through of a burst:",
+    "",
+    limiters,
     "",
     `Per proxied call the Worker makes one Durable Object call (the app's limiter; its count is saved at most once a second) and no KV write; it reads \`STEPWISE_CONFIG\` once per isolate and each KV record (the app's token, each provider's key) at most once per call and at most once a second per isolate (concurrent calls share the read). Before the Durable Object writer this benchmark measured ${previous.sequential} per call sequential and ${previous.concurrent} at concurrency ${concurrency} against the emulator (4–5 KV round trips and a KV write per call). These figures are workerd with Miniflare's local KV and Durable Objects on the same two cores, not Cloudflare's network.`,
   ].join("\n");

@@ -21,6 +21,8 @@ export interface ForwardRequest {
 
 /** Up to this much of a successful JSON answer is kept to read its usage. */
 const usageCopyBytes = 256 * 1024;
+/** An answer of known length up to this size (and not a stream of events) is scrubbed whole. */
+const wholeBodyBytes = 1024 * 1024;
 
 /** Forwards one request and streams the scrubbed answer back. */
 export async function forward(request: ForwardRequest, context: HandlerContext): Promise<Response> {
@@ -51,10 +53,28 @@ export async function forward(request: ForwardRequest, context: HandlerContext):
     record({ response: upstream, latencyMs });
     return new Response(null, init);
   }
+  const type = upstream.headers.get("content-type") ?? "";
+  const readsUsage = upstream.ok && type.includes("application/json");
+  const length = Number(upstream.headers.get("content-length") ?? Number.NaN);
+  if (!type.includes("text/event-stream") && length >= 0 && length <= wholeBodyBytes) {
+    // A short answer of known length: read it whole, scrub it once, answer with its new length.
+    let bytes: Uint8Array;
+    try {
+      bytes = scrubber.bytes(new Uint8Array(await upstream.arrayBuffer()));
+    } catch {
+      record({ response: upstream, latencyMs, errorCode: "incomplete_body" });
+      throw new WorkerError({
+        status: 502,
+        code: "gateway_unreachable",
+        message: "The gateway's answer broke off; try again.",
+      });
+    }
+    record({ response: upstream, latencyMs, body: readsUsage ? bytes : null });
+    headers.set("content-length", String(bytes.byteLength));
+    return new Response(bytes as Uint8Array<ArrayBuffer>, init);
+  }
   // Scrubbing may change the body's length.
   headers.delete("content-length");
-  const readsUsage =
-    upstream.ok && (upstream.headers.get("content-type") ?? "").includes("application/json");
   const body = scrubber.stream(
     upstream.body,
     ({ copy, failed }) =>

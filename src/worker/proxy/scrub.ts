@@ -44,6 +44,11 @@ export class SecretScrubber {
     return result;
   }
 
+  /** A whole body with every secret replaced (the same array when there is none). */
+  bytes(body: Uint8Array): Uint8Array {
+    return this.#scrubBytes(body, true).out;
+  }
+
   /** A copy of `headers` with every secret in a value replaced. */
   headers(headers: Headers): Headers {
     const scrubbed = new Headers();
