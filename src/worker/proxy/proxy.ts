@@ -16,7 +16,6 @@
  * and forwards the body untouched where it can (compat, provider-native) or with only the step
  * headers replaced (universal).
  */
-import { z } from "zod";
 import type { GatewayConfig } from "../../config/schema.ts";
 import { isKnownProvider } from "../../providers/index.ts";
 import { parseBody } from "../admin-schemas.ts";
@@ -29,6 +28,15 @@ import { findGateway } from "../settings.ts";
 import { type AskedStep, type CallFacts, requestMetadata } from "./call-point.ts";
 import { forward } from "./forward.ts";
 import { addProviderAuth, stepHeaders, upstreamHeaders } from "./headers.ts";
+import {
+  compatBodySchema,
+  modelOf,
+  noUsableKey,
+  type ResolvedKey,
+  resolveKeys,
+  universalBodySchema,
+  unknownProvider,
+} from "./request-keys.ts";
 import { replaceStepHeaders } from "./universal-body.ts";
 
 /** Largest universal or compat body the proxy reads (provider-native bodies stream through). */
@@ -40,35 +48,6 @@ export interface ProxyCaller {
   /** The token it sent (scrubbed from the answer). */
   readonly token: string;
 }
-
-type KeySource = "current" | "byok" | "missing";
-interface ResolvedKey {
-  readonly key: string | undefined;
-  readonly source: KeySource;
-}
-
-const providerSchema = z.string({ error: "provider must be a string" }).refine(isKnownProvider, {
-  error: "unknown provider; use an AI Gateway provider slug such as openai or custom-<slug>",
-});
-const universalBodySchema = z
-  .array(
-    z.looseObject({
-      provider: providerSchema,
-      endpoint: z.string({ error: "endpoint must be a string" }).min(1),
-      headers: z.record(z.string(), z.string()).optional(),
-      query: z.unknown().optional(),
-    }),
-    { error: "the universal body must be a JSON array of steps" },
-  )
-  .min(1, { error: "the universal body needs at least one step" })
-  .max(20, { error: "at most 20 steps per universal request" });
-const compatBodySchema = z.looseObject({
-  model: z
-    .string({ error: 'model is required, as "{provider}/{model}" or "dynamic/{route}"' })
-    .regex(/^[a-z0-9-]+\/.+$/, {
-      error: 'model must be "{provider}/{model}" or "dynamic/{route}"',
-    }),
-});
 
 /** Where a proxied request goes and what is known before its body is read. */
 interface ProxyTarget {
@@ -260,57 +239,10 @@ async function afterLimit<Value>(target: ProxyTarget, work: Promise<Value>): Pro
   return work;
 }
 
-/** The key for each provider: one KV read per distinct provider, all in parallel. */
-async function resolveKeys(
-  providers: readonly string[],
-  gateway: GatewayConfig,
-  context: HandlerContext,
-): Promise<ResolvedKey[]> {
-  const distinct = [...new Set(providers)];
-  const found = await Promise.all(
-    distinct.map(async (provider): Promise<ResolvedKey> => {
-      if (gateway.byok?.providers.includes(provider)) return { key: undefined, source: "byok" };
-      const usable = await context.edge.usableKey(provider);
-      return usable === undefined
-        ? { key: undefined, source: "missing" }
-        : { key: usable.key, source: "current" };
-    }),
-  );
-  const byProvider = new Map(distinct.map((provider, index) => [provider, found[index]!]));
-  return providers.map((provider) => byProvider.get(provider)!);
-}
-
 function secretsOf(
   resolved: readonly ResolvedKey[],
   caller: ProxyCaller,
   context: HandlerContext,
 ): (string | undefined)[] {
   return [...resolved.map((item) => item.key), caller.token, context.settings.gatewayToken];
-}
-
-/** The model a universal step asks for: `query.model`, else its endpoint (Workers AI). */
-function modelOf(step: { endpoint: string; query?: unknown }): string {
-  const query = step.query;
-  if (typeof query === "object" && query !== null && "model" in query) {
-    const model = (query as { model: unknown }).model;
-    if (typeof model === "string") return model;
-  }
-  return step.endpoint;
-}
-
-function unknownProvider(): WorkerError {
-  return new WorkerError({
-    status: 400,
-    code: "unknown_provider",
-    message:
-      "Unknown provider in the request: use an AI Gateway provider slug such as openai, anthropic, workers-ai, or custom-<slug>.",
-  });
-}
-
-function noUsableKey(provider: string): WorkerError {
-  return new WorkerError({
-    status: 503,
-    code: "no_usable_key",
-    message: `The Worker holds no usable key for ${provider}: rotate one in with \`stepwise rotate ${provider} --key-file <file>\`, or store it in the gateway (byok.providers).`,
-  });
 }
