@@ -127,7 +127,11 @@ export function addAdminRoutes(app: Hono<WorkerHonoEnv>): void {
 
   app.delete("/app-tokens/:id", async (c) => {
     const { context } = c.var;
-    const answer = committed(await context.ledger.revokeApp(c.req.param("id")));
+    const id = c.req.param("id");
+    // Only an id of the form the Worker makes reaches the ledger.
+    const answer = committed(
+      appIdPattern.test(id) ? await context.ledger.revokeApp(id) : unknownApp(id),
+    );
     context.edge.forget(keyLayout.app(answer.value.id));
     context.logger.info(`stepwise worker: revoked app ${answer.value.id}`);
     return jsonResponse({
@@ -198,6 +202,19 @@ async function rotate(
     },
     201,
   );
+}
+
+const appIdPattern = /^[0-9a-f]{12}$/;
+
+function unknownApp(id: string): LedgerAnswer<never> {
+  return {
+    ok: false,
+    refusal: {
+      status: 404,
+      code: "unknown_app",
+      message: `No app with id ${JSON.stringify(id.slice(0, 40))}; list apps with GET /app-tokens.`,
+    },
+  };
 }
 
 /** The value of a committed answer; a refusal becomes its 4xx. */
