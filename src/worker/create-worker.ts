@@ -60,6 +60,22 @@ export function createWorker(options: WorkerOptions = {}): StepwiseWorker {
     }
     return cache;
   };
+  // Durable Object ids are plain data: each app's is worked out (hashed) once per isolate.
+  const limiterIds = new WeakMap<object, Map<string, unknown>>();
+  const limiterId = (env: WorkerEnv, appId: string) => {
+    let ids = limiterIds.get(env.APP_LIMITER);
+    if (ids === undefined) {
+      ids = new Map();
+      limiterIds.set(env.APP_LIMITER, ids);
+    }
+    let id = ids.get(appId);
+    if (id === undefined) {
+      id = env.APP_LIMITER.idFromName(appId);
+      if (ids.size >= 10_000) ids.clear();
+      ids.set(appId, id);
+    }
+    return id;
+  };
   const contextFor = (env: WorkerEnv, execution: ExecutionContextLike): HandlerContext => {
     const settings = readWorkerSettings(env);
     const now = () => (options.now ?? Date.now)();
@@ -73,7 +89,7 @@ export function createWorker(options: WorkerOptions = {}): StepwiseWorker {
         ledger ??= env.KEY_LEDGER.get(env.KEY_LEDGER.idFromName(ledgerName));
         return ledger;
       },
-      limiter: (appId) => env.APP_LIMITER.get(env.APP_LIMITER.idFromName(appId)),
+      limiter: (appId) => env.APP_LIMITER.get(limiterId(env, appId)),
       settings,
       events: env.EVENTS,
       execution,
