@@ -28,8 +28,13 @@ const wholeBodyBytes = 1024 * 1024;
 export async function forward(request: ForwardRequest, context: HandlerContext): Promise<Response> {
   const started = context.now();
   const config = context.settings.config;
+  // The point is built and written after the answer has gone, off the call's path.
   const record = (outcome: Parameters<typeof callPoint>[1]) =>
-    writeCallPoint(context.events, callPoint(request.facts, outcome, config), context.logger);
+    context.execution.waitUntil(
+      Promise.resolve().then(() =>
+        writeCallPoint(context.events, callPoint(request.facts, outcome, config), context.logger),
+      ),
+    );
   let upstream: Response;
   try {
     upstream = await context.fetch(request.target, { ...request.init, redirect: "manual" });
