@@ -40,7 +40,7 @@ function rewriteStep(scanner: JsonScanner, headers: Readonly<Record<string, stri
   while (!scanner.consumeIf("}")) {
     if (!first) scanner.expect(",");
     first = false;
-    const keyStart = scanner.position;
+    const keyStart = scanner.skipWhitespace();
     const key = scanner.string();
     const keyText = scanner.text.slice(keyStart, scanner.position);
     scanner.expect(":");
