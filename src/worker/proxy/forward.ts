@@ -75,7 +75,10 @@ export async function forward(request: ForwardRequest, context: HandlerContext):
       });
     }
     record({ response: upstream, latencyMs, body: readsUsage ? bytes : null });
-    headers.set("content-length", String(bytes.byteLength));
+    // fetch decoded a compressed answer, and the runtime encodes it again on the way out (with
+    // a length of its own); a plain one gets its true length.
+    if (headers.has("content-encoding")) headers.delete("content-length");
+    else headers.set("content-length", String(bytes.byteLength));
     return new Response(bytes as Uint8Array<ArrayBuffer>, init);
   }
   // Scrubbing may change the body's length.
