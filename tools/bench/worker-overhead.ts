@@ -35,8 +35,11 @@ import type { BenchContext, Benchmark, BenchResult } from "./types.ts";
 const concurrency = 16;
 /** The target of issue 11: what the proxy adds over a bare Worker, at the median. */
 const targetMs = 1;
-/** What this benchmark measured before the Durable Object writer (BENCHMARKS.md, 2026-11-29). */
-const previous = { sequential: "+5.98 ms", concurrent: "+37.4 ms" };
+/**
+ * The Worker before the Durable Object writer (KV writes and 4–5 KV reads per call): this
+ * benchmark run on that code (main at 0eea099, quick mode, load average 8.7, 2026-11-30).
+ */
+const previous = { overBare: "+7.08 ms", overDirect: "+10.1 ms", concurrent: "+202 ms" };
 
 /** A Worker that forwards every request to the emulator unchanged: the hop without the proxy. */
 const forwardingWorker = `export default {
@@ -200,7 +203,7 @@ async function run(context: BenchContext): Promise<BenchResult> {
     "",
     limiters,
     "",
-    `Per proxied call the Worker makes one Durable Object call (the app's limiter; its count is saved at most once a second) and no KV write; it reads \`STEPWISE_CONFIG\` once per isolate and each KV record (the app's token, each provider's key) at most once per call and at most once a second per isolate (concurrent calls share the read). Before the Durable Object writer this benchmark measured ${previous.sequential} per call sequential and ${previous.concurrent} at concurrency ${concurrency} against the emulator (4–5 KV round trips and a KV write per call). These figures are workerd with Miniflare's local KV and Durable Objects on the same two cores, not Cloudflare's network.`,
+    `Per proxied call the Worker makes one Durable Object call (the app's limiter; its count is saved at most once a second) and no KV write; it reads \`STEPWISE_CONFIG\` once per isolate and each KV record (the app's token, each provider's key) at most once per call and at most once a second per isolate (concurrent calls share the read). The Worker before the Durable Object writer (4–5 KV round trips and a KV write per call), run through this benchmark: ${previous.overBare} over the bare Worker and ${previous.overDirect} over no Worker sequential, ${previous.concurrent} over the bare Worker at concurrency ${concurrency}. These figures are workerd with Miniflare's local KV and Durable Objects on the same two cores, not Cloudflare's network.`,
   ].join("\n");
   return {
     body,
