@@ -26,6 +26,11 @@ export interface StackSecrets {
   readonly rotateToken?: pulumi.Input<string> | undefined;
   /** `stepwise:byokKeys.<provider>`, stored in Secrets Store for BYOK gateways. */
   readonly byokKeys?: Readonly<Record<string, pulumi.Input<string>>> | undefined;
+  /**
+   * `cloudflare:apiToken`, the provider's own token, also used for the BYOK provider configs
+   * (called through the `cloudflare` SDK; without it they read `$CLOUDFLARE_API_TOKEN`).
+   */
+  readonly cloudflareApiToken?: pulumi.Input<string> | undefined;
 }
 
 export interface StackConfig {
@@ -48,6 +53,7 @@ export function readStackConfig(): StackConfig {
   const secrets: StackSecrets = {
     gatewayToken: settings.getSecret("gatewayToken"),
     rotateToken: settings.getSecret("rotateToken"),
+    cloudflareApiToken: new pulumi.Config("cloudflare").getSecret("apiToken"),
     byokKeys: byokKeys
       ? Object.fromEntries(
           Object.keys(config.byokKeys ?? {}).map((provider) => [

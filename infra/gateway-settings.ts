@@ -25,6 +25,9 @@ import type { GatewayConfig } from "../src/config/index.ts";
 /** The `cloudflare.AiGateway` inputs that come from the config (no account, no store). */
 export type GatewaySettings = Omit<cloudflare.AiGatewayArgs, "accountId" | "storeId">;
 
+/** A name of an `AiGatewayArgs` input: what `ignoreChanges` may list for a gateway. */
+export type GatewayInputName = keyof cloudflare.AiGatewayArgs;
+
 /** Fields of `cloudflare.AiGateway` that Stepwise never sets; changes to them are ignored. */
 export const unmanagedGatewayFields = [
   "byokOnly",
@@ -37,7 +40,7 @@ export const unmanagedGatewayFields = [
   "stripe",
   "workersAiBillingMode",
   "zdr",
-] as const;
+] as const satisfies readonly GatewayInputName[];
 
 /** Every `cloudflare.AiGateway` input that Stepwise sets from a gateway's config. */
 export function gatewaySettings(gateway: GatewayConfig): GatewaySettings {
@@ -69,8 +72,8 @@ export function gatewaySettings(gateway: GatewayConfig): GatewaySettings {
  * API's value into a diff. To turn gateway retries off again after setting them, set
  * `retries.maxAttempts: 1` rather than deleting the block.
  */
-export function ignoredGatewayFields(gateway: GatewayConfig): string[] {
-  const ignored: string[] = [...unmanagedGatewayFields];
+export function ignoredGatewayFields(gateway: GatewayConfig): GatewayInputName[] {
+  const ignored: GatewayInputName[] = [...unmanagedGatewayFields];
   if (!gateway.retries) ignored.push("retryMaxAttempts", "retryDelay", "retryBackoff");
   if (gateway.logs.limit === undefined) ignored.push("logManagement");
   if (!gateway.byok) ignored.push("storeId");

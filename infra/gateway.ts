@@ -1,15 +1,18 @@
 /**
  * @module
  * `Gateway`: one AI Gateway with every setting of its config (cache, rate limit, logs, retries,
- * authentication, spend limits, the Secrets Store for BYOK) and one dynamic route per config
- * route, compiled by `compileDynamicRoute` so the deployed fallback order is the route's order.
+ * authentication, spend limits, the Secrets Store for BYOK), a BYOK provider config per stored
+ * key, and one dynamic route per config route deployed as one (`dynamic` is not false), compiled
+ * by `compileDynamicRoute` so the deployed fallback order is the route's order. Universal-only
+ * routes deploy nothing: the client sends their steps.
  */
 import * as cloudflare from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
 import type { GatewayConfig } from "../src/config/index.ts";
-import { compileDynamicRoute, dynamicModelName } from "../src/routes/index.ts";
+import { compileDynamicRoute, dynamicModelName, isDynamicRoute } from "../src/routes/index.ts";
 import { routeGraphHash, toPulumiElements } from "./dynamic-route.ts";
 import { gatewaySettings, ignoredGatewayFields } from "./gateway-settings.ts";
+import { ByokProviderConfig } from "./provider-config.ts";
 import { gatewayUrls } from "./urls.ts";
 
 export interface GatewayArgs {
@@ -20,8 +23,17 @@ export interface GatewayArgs {
    * resources exist, which Pulumi must know when the program runs. Required.
    */
   readonly gateway: GatewayConfig;
-  /** Secrets Store id holding this gateway's BYOK keys. Default: none (keys come from the Worker). */
-  readonly storeId?: pulumi.Input<string>;
+  /** This gateway's stored keys (BYOK). Default: none (keys come from the Worker). */
+  readonly byok?: GatewayByokArgs;
+}
+
+export interface GatewayByokArgs {
+  /** The Secrets Store holding the keys. Required. */
+  readonly storeId: pulumi.Input<string>;
+  /** Provider slug → the secret (`{gateway}_{provider}_default`) holding its key. Required. */
+  readonly secretIds: Readonly<Record<string, pulumi.Input<string>>>;
+  /** API token for the provider-config calls. Default: `$CLOUDFLARE_API_TOKEN` when they run. */
+  readonly apiToken?: pulumi.Input<string>;
 }
 
 /** What a client needs to call one route. */
@@ -35,8 +47,10 @@ export interface RouteOutputs {
 export class Gateway extends pulumi.ComponentResource {
   /** The `cloudflare.AiGateway` resource. */
   readonly gateway: cloudflare.AiGateway;
-  /** One `cloudflare.AiGatewayDynamicRouting` per route, by route name. */
+  /** One `cloudflare.AiGatewayDynamicRouting` per dynamic route, by route name. */
   readonly routes: Readonly<Record<string, cloudflare.AiGatewayDynamicRouting>>;
+  /** One BYOK provider config per stored key, by provider. */
+  readonly providerConfigs: Readonly<Record<string, ByokProviderConfig>>;
   /** `https://gateway.ai.cloudflare.com/v1/{account}/{gateway}`: the universal endpoint. */
   readonly universalUrl: pulumi.Output<string>;
   /** The OpenAI-compatible base URL (`…/compat`), for the OpenAI SDK's `baseURL`. */
@@ -47,30 +61,49 @@ export class Gateway extends pulumi.ComponentResource {
     super("stepwise:index:Gateway", name, {}, opts);
     const config = args.gateway;
 
+    const gatewayArgs: cloudflare.AiGatewayArgs = {
+      accountId: args.accountId,
+      ...gatewaySettings(config),
+    };
+    if (args.byok !== undefined) gatewayArgs.storeId = args.byok.storeId;
     this.gateway = new cloudflare.AiGateway(
       `${name}-gateway`,
-      {
-        accountId: args.accountId,
-        ...gatewaySettings(config),
-        ...(args.storeId === undefined ? {} : { storeId: args.storeId }),
-      },
+      gatewayArgs,
       // Fields the API fills in and Stepwise does not manage: see gateway-settings.ts.
       { parent: this, ignoreChanges: ignoredGatewayFields(config) },
     );
 
+    const providerConfigs: Record<string, ByokProviderConfig> = {};
+    for (const [provider, secretId] of Object.entries(args.byok?.secretIds ?? {})) {
+      providerConfigs[provider] = new ByokProviderConfig(
+        `${name}-byok-${provider}`,
+        {
+          accountId: args.accountId,
+          gatewayId: this.gateway.aiGatewayId,
+          providerSlug: provider,
+          secretId,
+          apiToken: args.byok?.apiToken,
+        },
+        { parent: this },
+      );
+    }
+    this.providerConfigs = providerConfigs;
+
     const routes: Record<string, cloudflare.AiGatewayDynamicRouting> = {};
     const routeOutputs: Record<string, RouteOutputs> = {};
     for (const [routeName, route] of Object.entries(config.routes)) {
+      if (!isDynamicRoute(route)) continue;
       const elements = compileDynamicRoute(route);
+      const routeArgs: cloudflare.AiGatewayDynamicRoutingArgs = {
+        accountId: args.accountId,
+        // The gateway's output, not the config string: the route waits for its gateway.
+        gatewayId: this.gateway.aiGatewayId,
+        name: routeName,
+        elements: toPulumiElements(elements),
+      };
       routes[routeName] = new cloudflare.AiGatewayDynamicRouting(
         `${name}-route-${routeName}`,
-        {
-          accountId: args.accountId,
-          // The gateway's output, not the config string: the route waits for its gateway.
-          gatewayId: this.gateway.aiGatewayId,
-          name: routeName,
-          elements: toPulumiElements(elements),
-        },
+        routeArgs,
         {
           parent: this,
           // Route graphs cannot be edited in place: the provider replaces the route when its
@@ -85,6 +118,8 @@ export class Gateway extends pulumi.ComponentResource {
           // so a changed graph would be redeployed with the OLD elements. Without it, a plain
           // `pulumi up` is still stable: the provider stores the planned elements at create and
           // compares the program's (identical, ids derived from positions) elements with them.
+          // A dynamic route calls providers with the gateway's stored keys: it waits for them.
+          dependsOn: Object.values(providerConfigs),
         },
       );
       routeOutputs[routeName] = {

@@ -1,16 +1,17 @@
 /**
  * @module
- * `KeyVault`: the Workers KV namespace that holds provider keys and the companion Worker that
- * rotates and injects them — uploaded from wrangler's dry-run bundle, bound to the KV namespace,
- * its secrets, the config and an Analytics Engine dataset — with its cron trigger and its
- * workers.dev route.
+ * `KeyVault`: the companion Worker that holds, rotates and injects provider keys — uploaded from
+ * wrangler's dry-run bundle with its Durable Object classes (`KeyLedger`, the single writer;
+ * `AppLimiter`, per-app counters) and their migrations, bound to the Workers KV namespace it
+ * writes through to (created here), its secrets, the config and an Analytics Engine dataset —
+ * with its cron trigger and its workers.dev route.
  */
 import path from "node:path";
 import * as cloudflare from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
 import { defaultWorkerBundlePath } from "./paths.ts";
 import { workerUrl } from "./urls.ts";
-import { workerBindings } from "./worker-bindings.ts";
+import { workerBindings, workerMigrations } from "./worker-bindings.ts";
 import { readWorkerBundle } from "./worker-bundle.ts";
 
 export interface KeyVaultArgs {
@@ -45,7 +46,31 @@ export interface KeyVaultArgs {
   readonly eventsDataset?: pulumi.Input<string>;
   /** The account's workers.dev subdomain, to report the Worker's URL. Default: unknown. */
   readonly workersDevSubdomain?: pulumi.Input<string>;
+  /**
+   * Durable Object bindings, as `durable_objects.bindings` in `wrangler.jsonc`. Default: the
+   * Worker's own, `KEY_LEDGER` → `KeyLedger` and `APP_LIMITER` → `AppLimiter`.
+   */
+  readonly durableObjects?: readonly { readonly name: string; readonly className: string }[];
+  /** Durable Object migrations, as `migrations` in `wrangler.jsonc`. Default: the Worker's own. */
+  readonly migrations?: readonly {
+    readonly tag: string;
+    readonly newSqliteClasses: readonly string[];
+  }[];
+  /**
+   * The migration tag the deployed script already has, so only later migrations are sent (the
+   * API refuses a tag it has applied). Default: none, as for a first deploy.
+   */
+  readonly appliedMigrationTag?: string;
 }
+
+/** The Worker's Durable Objects and their one migration, as in `wrangler.jsonc`. */
+export const defaultDurableObjects = [
+  { name: "APP_LIMITER", className: "AppLimiter" },
+  { name: "KEY_LEDGER", className: "KeyLedger" },
+] as const;
+export const defaultMigrations = [
+  { tag: "v1", newSqliteClasses: ["KeyLedger", "AppLimiter"] },
+] as const;
 
 export class KeyVault extends pulumi.ComponentResource {
   readonly namespace: cloudflare.WorkersKvNamespace;
@@ -71,32 +96,29 @@ export class KeyVault extends pulumi.ComponentResource {
       { parent: this },
     );
 
-    this.script = new cloudflare.WorkersScript(
-      `${name}-worker`,
-      {
-        accountId: args.accountId,
-        scriptName: workerName,
-        // The bundle is uploaded from its file, identified by its hash: the state holds a hash,
-        // not the ~1 MB script, and a change of bytes (only) uploads a new version.
-        contentFile: bundlePath,
-        contentSha256:
-          args.bundleSha256 ?? bundlePath.apply((file) => readWorkerBundle(file).sha256),
-        mainModule: bundlePath.apply((file) => path.basename(file)),
-        compatibilityDate: args.compatibilityDate,
-        ...(args.compatibilityFlags === undefined
-          ? {}
-          : { compatibilityFlags: args.compatibilityFlags }),
-        bindings: workerBindings({
-          namespaceId: this.namespace.id,
-          rotateToken: args.rotateToken,
-          gatewayToken: args.gatewayToken,
-          gatewayUrl: args.gatewayUrl ?? "https://gateway.ai.cloudflare.com",
-          configJson: args.configJson,
-          eventsDataset: args.eventsDataset ?? "stepwise_events",
-        }),
-      },
-      { parent: this },
-    );
+    const scriptArgs: cloudflare.WorkersScriptArgs = {
+      accountId: args.accountId,
+      scriptName: workerName,
+      // The bundle is uploaded from its file, identified by its hash: the state holds a hash,
+      // not the ~1 MB script, and a change of bytes (only) uploads a new version.
+      contentFile: bundlePath,
+      contentSha256: args.bundleSha256 ?? bundlePath.apply((file) => readWorkerBundle(file).sha256),
+      mainModule: bundlePath.apply((file) => path.basename(file)),
+      compatibilityDate: args.compatibilityDate,
+      bindings: workerBindings({
+        namespaceId: this.namespace.id,
+        rotateToken: args.rotateToken,
+        gatewayToken: args.gatewayToken,
+        gatewayUrl: args.gatewayUrl ?? "https://gateway.ai.cloudflare.com",
+        configJson: args.configJson,
+        eventsDataset: args.eventsDataset ?? "stepwise_events",
+        durableObjects: args.durableObjects ?? defaultDurableObjects,
+      }),
+      ...withMigrations(args),
+    };
+    if (args.compatibilityFlags !== undefined)
+      scriptArgs.compatibilityFlags = args.compatibilityFlags;
+    this.script = new cloudflare.WorkersScript(`${name}-worker`, scriptArgs, { parent: this });
 
     this.cronTrigger = new cloudflare.WorkersCronTrigger(
       `${name}-cron`,
@@ -128,4 +150,12 @@ export class KeyVault extends pulumi.ComponentResource {
       workerUrl: this.workerUrl,
     });
   }
+}
+
+function withMigrations(args: KeyVaultArgs) {
+  const migrations = workerMigrations(
+    args.migrations ?? defaultMigrations,
+    args.appliedMigrationTag,
+  );
+  return migrations === undefined ? {} : { migrations };
 }

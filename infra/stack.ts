@@ -6,11 +6,13 @@
  * (`index.ts`) only reads the stack config and calls this; tests call it directly.
  *
  * Everything that can fail without the Cloudflare API (missing secrets, a missing Worker bundle,
- * an unreadable `wrangler.jsonc`, a config too large for a Worker variable) is checked before the
- * first resource is registered, so a bad input never half-deploys.
+ * an unreadable `wrangler.jsonc`, a config too large for a Worker variable, a dynamic route
+ * Cloudflare would not run) is checked before the first resource is registered, so a bad input
+ * never half-deploys. What `stepwise validate` reports as warnings is logged as Pulumi warnings.
  */
-import type * as pulumi from "@pulumi/pulumi";
-import type { StepwiseConfig } from "../src/config/index.ts";
+import * as pulumi from "@pulumi/pulumi";
+import { locateFindings, type StepwiseConfig, throwOnErrorFindings } from "../src/config/index.ts";
+import { findDeployProblems } from "../src/routes/index.ts";
 import { Byok } from "./byok.ts";
 import { byokProviders, checkDeploySecrets, deploysWorker, type StackSecrets } from "./config.ts";
 import { Gateway } from "./gateway.ts";
@@ -73,7 +75,10 @@ export function buildStack(config: StepwiseConfig, options: BuildStackOptions = 
   );
 
   // Preflight: everything below can fail without any resource having been created.
-  checkDeploySecrets(config, secrets, options.source ?? "stack config");
+  const source = options.source ?? "stack config";
+  const warnings = throwOnErrorFindings(locateFindings(findDeployProblems(config)), source);
+  for (const warning of warnings) pulumi.log.warn(`${warning.path}: ${warning.message}`);
+  checkDeploySecrets(config, secrets, source);
   const worker = withWorker
     ? {
         bundle: readWorkerBundle(options.workerBundlePath ?? defaultWorkerBundlePath()),
@@ -106,7 +111,14 @@ export function buildStack(config: StepwiseConfig, options: BuildStackOptions = 
       {
         accountId: config.accountId,
         gateway,
-        ...(gateway.byok && byok ? { storeId: byok.storeId } : {}),
+        byok:
+          gateway.byok && byok
+            ? {
+                storeId: byok.storeId,
+                secretIds: byok.secretIdsFor(gateway.id),
+                apiToken: secrets.cloudflareApiToken,
+              }
+            : undefined,
       },
       resourceOptions,
     );
@@ -130,6 +142,8 @@ export function buildStack(config: StepwiseConfig, options: BuildStackOptions = 
           gatewayUrl: config.worker.gatewayUrl,
           configJson: worker.configJson,
           eventsDataset: worker.wrangler.eventsDataset ?? "stepwise_events",
+          durableObjects: worker.wrangler.durableObjects,
+          migrations: worker.wrangler.migrations,
           ...(config.worker.workersDevSubdomain === undefined
             ? {}
             : { workersDevSubdomain: config.worker.workersDevSubdomain }),

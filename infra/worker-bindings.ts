@@ -1,8 +1,10 @@
 /**
  * @module
  * The companion Worker's bindings, by the names its code reads (`WorkerEnv` in
- * `src/worker/bindings.ts`, `Env` in `worker-configuration.d.ts`, `wrangler.jsonc`). A contract
- * test keeps the three in step. Pure: builds `cloudflare.WorkersScript` binding inputs.
+ * `src/worker/bindings.ts`, `Env` in `worker-configuration.d.ts`, `wrangler.jsonc`), and its
+ * Durable Object migrations. A contract test keeps them in step and checks each binding against
+ * `@pulumi/cloudflare`'s declaration of `WorkersScriptBinding`. Pure: builds
+ * `cloudflare.WorkersScript` inputs.
  */
 import type * as cloudflare from "@pulumi/cloudflare";
 import type * as pulumi from "@pulumi/pulumi";
@@ -11,8 +13,12 @@ import { InfraError } from "./errors.ts";
 
 /** Binding names: the contract with the Worker code. */
 export const workerBindingNames = {
-  /** KV namespace holding provider keys, versions, app tokens. */
+  /** KV namespace: the edge read path (current keys, app tokens), probe results. */
   keys: "KEYS",
+  /** Durable Object namespace of `KeyLedger`, the single writer of keys and app tokens. */
+  keyLedger: "KEY_LEDGER",
+  /** Durable Object namespace of `AppLimiter`, one exact request counter per app. */
+  appLimiter: "APP_LIMITER",
   /** Admin token of the rotation API (secret). */
   rotateToken: "ROTATE_TOKEN",
   /** Token sent upstream as `cf-aig-authorization` (secret, optional). */
@@ -36,6 +42,8 @@ export interface WorkerBindingInputs {
   readonly gatewayUrl: pulumi.Input<string>;
   readonly configJson: pulumi.Input<string>;
   readonly eventsDataset: pulumi.Input<string>;
+  /** Durable Object bindings (from `wrangler.jsonc`), by binding name. */
+  readonly durableObjects: readonly { readonly name: string; readonly className: string }[];
 }
 
 /**
@@ -51,6 +59,11 @@ export function workerBindings(
     { name: workerBindingNames.gatewayUrl, type: "plain_text", text: inputs.gatewayUrl },
     { name: workerBindingNames.config, type: "plain_text", text: inputs.configJson },
     { name: workerBindingNames.events, type: "analytics_engine", dataset: inputs.eventsDataset },
+    ...inputs.durableObjects.map((binding) => ({
+      name: binding.name,
+      type: "durable_object_namespace",
+      className: binding.className,
+    })),
   ];
   if (inputs.gatewayToken !== undefined) {
     bindings.push({
@@ -60,6 +73,32 @@ export function workerBindings(
     });
   }
   return bindings.sort((a, b) => String(a.name).localeCompare(String(b.name)));
+}
+
+/**
+ * The `migrations` input of the Worker script: the migrations of `wrangler.jsonc` after
+ * `appliedTag` (all of them for a first deploy), with `oldTag` set so the API checks that the
+ * deployed script is where this deploy expects it. Undefined when nothing is left to apply.
+ */
+export function workerMigrations(
+  migrations: readonly { readonly tag: string; readonly newSqliteClasses: readonly string[] }[],
+  appliedTag?: string,
+): cloudflare.types.input.WorkersScriptMigrations | undefined {
+  const applied = appliedTag === undefined ? -1 : migrations.findIndex((m) => m.tag === appliedTag);
+  if (appliedTag !== undefined && applied === -1) {
+    throw new InfraError({
+      code: "wrangler_config_unreadable",
+      message: `the deployed Worker is at Durable Object migration "${appliedTag}", which wrangler.jsonc does not list: add it back to "migrations" (tags are never removed)`,
+    });
+  }
+  const pending = migrations.slice(applied + 1);
+  const last = pending.at(-1);
+  if (last === undefined) return undefined;
+  return {
+    ...(appliedTag === undefined ? {} : { oldTag: appliedTag }),
+    newTag: last.tag,
+    steps: pending.map((migration) => ({ newSqliteClasses: [...migration.newSqliteClasses] })),
+  };
 }
 
 /** Config keys that hold secrets; they reach the Worker as secret bindings or not at all. */

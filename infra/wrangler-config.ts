@@ -1,11 +1,25 @@
 /**
  * @module
  * The settings of `wrangler.jsonc` that the Pulumi-deployed Worker must share with what wrangler
- * itself would deploy: compatibility date and flags, the Analytics Engine dataset.
+ * itself would deploy: compatibility date and flags, the Analytics Engine dataset, the Durable
+ * Object bindings and their migrations.
  */
 import { readFileSync } from "node:fs";
 import { InfraError } from "./errors.ts";
 import { defaultWranglerConfigPath } from "./paths.ts";
+
+/** A Durable Object binding: the name the code reads and the class it exports. */
+export interface DurableObjectBinding {
+  readonly name: string;
+  readonly className: string;
+}
+
+/** One Durable Object migration (wrangler's `migrations` entry). */
+export interface DurableObjectMigration {
+  readonly tag: string;
+  /** Classes created with SQLite storage. */
+  readonly newSqliteClasses: readonly string[];
+}
 
 /** The settings of `wrangler.jsonc` that the Pulumi-deployed Worker must share. */
 export interface WranglerSettings {
@@ -13,6 +27,10 @@ export interface WranglerSettings {
   readonly compatibilityFlags: readonly string[];
   /** The Analytics Engine dataset bound as `EVENTS`, if any. */
   readonly eventsDataset: string | undefined;
+  /** `durable_objects.bindings`, by binding name. */
+  readonly durableObjects: readonly DurableObjectBinding[];
+  /** `migrations`, oldest first. */
+  readonly migrations: readonly DurableObjectMigration[];
   /** The raw parsed file, for contract tests. */
   readonly raw: Record<string, unknown>;
 }
@@ -54,8 +72,55 @@ export function readWranglerSettings(
     compatibilityDate,
     compatibilityFlags: flags.filter((flag): flag is string => typeof flag === "string"),
     eventsDataset: typeof events?.dataset === "string" ? events.dataset : undefined,
+    durableObjects: readDurableObjects(raw, configPath),
+    migrations: readMigrations(raw, configPath),
     raw,
   };
+}
+
+function readDurableObjects(
+  raw: Record<string, unknown>,
+  configPath: string,
+): DurableObjectBinding[] {
+  const section = raw.durable_objects as { bindings?: unknown } | undefined;
+  const bindings = Array.isArray(section?.bindings) ? section.bindings : [];
+  return bindings.map((entry: { name?: unknown; class_name?: unknown; script_name?: unknown }) => {
+    if (typeof entry?.name !== "string" || typeof entry.class_name !== "string") {
+      throw new InfraError({
+        code: "wrangler_config_unreadable",
+        message: `${configPath}: every durable_objects.bindings entry needs "name" and "class_name"`,
+      });
+    }
+    if (entry.script_name !== undefined) {
+      throw new InfraError({
+        code: "wrangler_config_unreadable",
+        message: `${configPath}: durable object ${entry.name} names script_name; the companion Worker's objects live in its own script`,
+      });
+    }
+    return { name: entry.name, className: entry.class_name };
+  });
+}
+
+function readMigrations(
+  raw: Record<string, unknown>,
+  configPath: string,
+): DurableObjectMigration[] {
+  const migrations = Array.isArray(raw.migrations) ? raw.migrations : [];
+  return migrations.map((entry: Record<string, unknown>) => {
+    const known = new Set(["tag", "new_sqlite_classes"]);
+    const unknown = Object.keys(entry ?? {}).filter((key) => !known.has(key));
+    if (typeof entry?.tag !== "string" || unknown.length > 0) {
+      throw new InfraError({
+        code: "wrangler_config_unreadable",
+        message: `${configPath}: a migration needs a "tag" and may only add SQLite classes ("new_sqlite_classes"); got ${JSON.stringify(Object.keys(entry ?? {}))}`,
+      });
+    }
+    const classes = Array.isArray(entry.new_sqlite_classes) ? entry.new_sqlite_classes : [];
+    return {
+      tag: entry.tag,
+      newSqliteClasses: classes.filter((name): name is string => typeof name === "string"),
+    };
+  });
 }
 
 /**

@@ -56,7 +56,16 @@ export function findConfigProblems(input: unknown): Issue[] {
         });
       }
     });
-    const byokProviders = new Set(asArray(asObject(gateway.byok).providers).map(asString));
+    const byokList = asArray(asObject(gateway.byok).providers).map(asString);
+    byokList.forEach((provider, index) => {
+      if (provider !== undefined && byokList.indexOf(provider) !== index) {
+        issues.push({
+          path: ["gateways", gatewayIndex, "byok", "providers", index],
+          message: `provider "${provider}" is listed twice in byok.providers; remove the duplicate`,
+        });
+      }
+    });
+    const byokProviders = new Set(byokList);
     for (const [routeName, routeValue] of Object.entries(asObject(gateway.routes))) {
       const route = Array.isArray(routeValue) ? { steps: routeValue } : asObject(routeValue);
       const deadlineMs = asNumber(route.deadlineMs);

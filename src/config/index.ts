@@ -17,11 +17,20 @@ export {
 } from "./document.ts";
 export { ConfigError, type ConfigErrorCode, type ConfigIssue } from "./errors.ts";
 export {
+  type ConfigFinding,
+  type FindingSeverity,
+  formatFindingLines,
+  type LocatedFinding,
+  locateFindings,
+  throwOnErrorFindings,
+} from "./findings.ts";
+export {
   configNamespace,
   type LoadConfigOptions,
   type LoadedConfig,
   loadConfig,
   parseConfigText,
+  readConfigText,
 } from "./load.ts";
 export { type ParseConfigOptions, parseConfig } from "./parse.ts";
 export * from "./schema.ts";

@@ -5,7 +5,7 @@
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { readYamlDocument } from "./document.ts";
+import { type Locate, readYamlDocument } from "./document.ts";
 import { ConfigError } from "./errors.ts";
 import { parseConfig } from "./parse.ts";
 import type { StepwiseConfig } from "./schema.ts";
@@ -26,6 +26,8 @@ export interface LoadedConfig {
   readonly config: StepwiseConfig;
   /** The file it came from, relative to cwd. */
   readonly source: string;
+  /** Maps a config path to its line in the file, for messages about a valid config. */
+  readonly locate: Locate;
 }
 
 /**
@@ -56,11 +58,19 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
       cause: error,
     });
   }
-  return { config: parseConfigText(text, source), source };
+  return { ...readConfigText(text, source), source };
 }
 
 /** Parses YAML or JSON text (JSON is YAML) and validates the Stepwise part of it. */
 export function parseConfigText(text: string, source: string): StepwiseConfig {
+  return readConfigText(text, source).config;
+}
+
+/** `parseConfigText`, also returning where each config path is in the text. */
+export function readConfigText(
+  text: string,
+  source: string,
+): { config: StepwiseConfig; locate: Locate } {
   const document = readYamlDocument(text);
   if (!document.ok)
     throw new ConfigError({ code: "config_unreadable", source, issues: document.issues });
@@ -74,7 +84,7 @@ export function parseConfigText(text: string, source: string): StepwiseConfig {
       first === undefined ? ["config"] : ["config", `${configNamespace}:${String(first)}`, ...rest],
     );
   };
-  return parseConfig(input, { source, locate });
+  return { config: parseConfig(input, { source, locate }), locate };
 }
 
 function isStackFileValue(value: unknown): value is { config: Record<string, unknown> } {

@@ -79,6 +79,13 @@ const routeObjectSchema = z.strictObject({
   steps: z.array(stepSchema).min(1, { error: "a route needs at least one step" }),
   /** Overall deadline for a call on this route, in ms; each step's timeout must fit inside it. */
   deadlineMs: z.int().min(100).max(3_600_000).optional(),
+  /**
+   * Whether the route is also deployed as a Cloudflare dynamic route (`dynamic/<route>` on the
+   * compat endpoint). Default true. Cloudflare runs dynamic routes only on authenticated gateways
+   * whose providers' keys are stored in the gateway (BYOK); `false` keeps the route universal-only
+   * (the client sends its steps), which works on any gateway.
+   */
+  dynamic: z.boolean({ error: "dynamic is true or false" }).optional(),
 });
 
 /** A route is either a bare list of steps or `{ steps, deadlineMs }`. */
@@ -155,8 +162,18 @@ export const gatewaySchema = z.strictObject({
     .array(spendLimitSchema)
     .max(20, { error: "at most 20 spend limit rules per gateway" })
     .optional(),
-  /** Providers whose keys live in the gateway (Secrets Store BYOK) instead of the companion Worker. */
-  byok: z.strictObject({ providers: z.array(providerSlugSchema).min(1) }).optional(),
+  /**
+   * Providers whose keys are stored in the gateway (BYOK: a Secrets Store secret
+   * `{gateway}_{provider}_default` and a provider config), which dynamic routes need. The keys
+   * themselves are Pulumi secrets (`byokKeys.<provider>`).
+   */
+  byok: z
+    .strictObject({
+      providers: z
+        .array(providerSlugSchema)
+        .min(1, { error: "byok.providers lists at least one provider; remove byok otherwise" }),
+    })
+    .optional(),
   routes: z
     .record(routeNameSchema, routeSchema)
     .refine((routes) => Object.keys(routes).length > 0, {

@@ -2,8 +2,13 @@
  * @module
  * Runs the companion Worker locally the way it is deployed: the bundle that
  * `wrangler deploy --dry-run` writes (the file Pulumi uploads), loaded into workerd by Miniflare
- * with a real local KV namespace, listening on 127.0.0.1 at a port chosen at run time. Used by
- * `stepwise demo` and the end-to-end tests.
+ * with the bindings of `wrangler.jsonc` (a local KV namespace, the `KeyLedger` and `AppLimiter`
+ * Durable Objects on SQLite storage, an Analytics Engine dataset), listening on 127.0.0.1 at a
+ * port chosen at run time. Used by `stepwise demo`, the benchmarks and the end-to-end tests.
+ *
+ * Miniflare's Analytics Engine dataset drops every point; with `recordAnalytics` the Worker gets
+ * a dataset that prints each point instead, and {@link RunningWorker.analyticsPoints} reads them
+ * back (what Cloudflare would store, for tests that check what the Worker wrote).
  */
 import { execFile } from "node:child_process";
 import { mkdtemp, rm } from "node:fs/promises";
@@ -51,36 +56,136 @@ export interface WorkerBindings {
   readonly STEPWISE_CONFIG: string;
 }
 
+/** One Analytics Engine data point as the Worker wrote it. */
+export interface AnalyticsPoint {
+  readonly indexes?: string[];
+  readonly blobs?: (string | null)[];
+  readonly doubles?: number[];
+}
+
 /** A running Worker. */
 export interface RunningWorker {
   readonly url: string;
   readonly miniflare: Miniflare;
   /** Everything the Worker wrote to stdout and stderr. */
   readonly logs: string[];
+  /** The points written so far (only with `recordAnalytics`). */
+  analyticsPoints(): AnalyticsPoint[];
+  /** Resolves once `count` points have been written, or rejects after `timeoutMs`. */
+  waitForAnalyticsPoints(count: number, timeoutMs?: number): Promise<AnalyticsPoint[]>;
   close(): Promise<void>;
 }
 
-/** Starts the bundle in workerd with an in-memory KV namespace `KEYS`. */
+/** Options for {@link startWorker}. */
+export interface StartWorkerOptions {
+  /** Give the Worker an Analytics Engine dataset whose points can be read back. */
+  readonly recordAnalytics?: boolean;
+}
+
+/**
+ * The Durable Object bindings of `wrangler.jsonc`, as Miniflare takes them (SQLite-backed, like
+ * the deployed `new_sqlite_classes`). test/infra/worker-contract.test.ts keeps them in step.
+ */
+export const localDurableObjects = {
+  KEY_LEDGER: { className: "KeyLedger", useSQLite: true },
+  APP_LIMITER: { className: "AppLimiter", useSQLite: true },
+} as const;
+
+const pointPrefix = "stepwise-analytics-point ";
+
+/** A dataset (a Miniflare wrapped binding) that prints each point on one line. */
+const recordingDataset = `export default function () {
+  return {
+    writeDataPoint(point) {
+      console.log(${JSON.stringify(pointPrefix)} + JSON.stringify(point ?? {}));
+    },
+  };
+}
+`;
+
+/** Starts the bundle in workerd with in-memory KV, Durable Objects and dataset bindings. */
 export async function startWorker(
   scriptPath: string,
   bindings: WorkerBindings,
+  options: StartWorkerOptions = {},
 ): Promise<RunningWorker> {
   const logs: string[] = [];
-  const miniflare = new Miniflare({
+  const points: AnalyticsPoint[] = [];
+  const waiters = new Set<() => void>();
+  let pending = "";
+  const readPoints = (text: string) => {
+    pending += text;
+    const lines = pending.split("\n");
+    pending = lines.pop() ?? "";
+    for (const line of lines) {
+      const at = line.indexOf(pointPrefix);
+      if (at !== -1) points.push(JSON.parse(line.slice(at + pointPrefix.length)) as AnalyticsPoint);
+    }
+    for (const wake of waiters) wake();
+  };
+  const worker = {
+    name: "stepwise-keys",
     modules: true,
     scriptPath,
     modulesRoot: path.dirname(scriptPath),
     compatibilityDate: "2026-04-01",
     kvNamespaces: ["KEYS"],
+    durableObjects: localDurableObjects,
     bindings: { ...bindings },
+    ...(options.recordAnalytics === true
+      ? { wrappedBindings: { EVENTS: { scriptName: "stepwise-analytics-recorder" } } }
+      : { analyticsEngineDatasets: { EVENTS: { dataset: "stepwise_events" } } }),
+  };
+  const miniflare = new Miniflare({
     host: "127.0.0.1",
     port: 0,
     handleRuntimeStdio: (stdout: Readable, stderr: Readable) => {
       for (const stream of [stdout, stderr]) {
-        stream.on("data", (chunk: Buffer) => logs.push(chunk.toString("utf8")));
+        stream.on("data", (chunk: Buffer) => {
+          const text = chunk.toString("utf8");
+          logs.push(text);
+          readPoints(text);
+        });
       }
     },
+    workers: [
+      worker,
+      ...(options.recordAnalytics === true
+        ? [
+            {
+              name: "stepwise-analytics-recorder",
+              modules: [
+                { type: "ESModule" as const, path: "recorder.mjs", contents: recordingDataset },
+              ],
+            },
+          ]
+        : []),
+    ],
   });
   const url = (await miniflare.ready).toString().replace(/\/$/, "");
-  return { url, miniflare, logs, close: () => miniflare.dispose() };
+  return {
+    url,
+    miniflare,
+    logs,
+    analyticsPoints: () => [...points],
+    waitForAnalyticsPoints(count, timeoutMs = 10_000) {
+      return new Promise((resolve, reject) => {
+        const check = () => {
+          if (points.length < count) return;
+          clearTimeout(timer);
+          waiters.delete(check);
+          resolve([...points]);
+        };
+        const timer = setTimeout(() => {
+          waiters.delete(check);
+          reject(
+            new Error(`the Worker wrote ${points.length} of ${count} Analytics Engine points`),
+          );
+        }, timeoutMs);
+        waiters.add(check);
+        check();
+      });
+    },
+    close: () => miniflare.dispose(),
+  };
 }

@@ -16,6 +16,7 @@ import {
   defaultRequestTimeoutMs,
   type Emulator,
   type EmulatorOptions,
+  placeholderByokKey,
 } from "./options.ts";
 import type { EmulatorServices } from "./runtime/services.ts";
 import { UpstreamRegistry } from "./runtime/upstreams.ts";
@@ -60,11 +61,19 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     ...(options.cacheMaxEntries ? { maxEntries: options.cacheMaxEntries } : {}),
     ...(options.cacheMaxBytes ? { maxBytes: options.cacheMaxBytes } : {}),
   });
+  const configKeys = config.byokKeys ?? {};
   const gateways = new GatewayStore(config.gateways, {
     generateId,
     time: () => new Date(now()).toISOString(),
     logCapacity: options.logCapacity ?? 100_000,
     cache,
+    byokKey: (provider) => {
+      const fromConfig = configKeys[provider];
+      return (
+        options.byokKeys?.[provider] ??
+        (typeof fromConfig === "string" ? fromConfig : placeholderByokKey(provider))
+      );
+    },
   });
   const shutdown = new AbortController();
   // One listener per in-flight request; many concurrent requests are normal, not a leak.
@@ -87,6 +96,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     cache,
     defaultTimeoutMs: options.defaultTimeoutMs ?? defaultRequestTimeoutMs,
     failOn: options.failOn ?? "retryable",
+    lenient: options.lenient ?? false,
     shutdown: shutdown.signal,
     publicUrl: () => publicUrl,
     onError: options.onError ?? ((error) => console.error("stepwise emulator error:", error)),

@@ -7,8 +7,9 @@
  * "name":"AiGatewayError","httpCode":401,"internalCode":2009}`.
  * REST endpoints (`/client/v4/...`) answer the API envelope with `errors` instead.
  *
- * Codes 2001, 2003, 2005, 2009 and 2041 are the ones Cloudflare has been seen to send (aig-spec
- * §8); the others are emulator choices for cases Cloudflare does not document.
+ * Codes 2001, 2003, 2005, 2009, 2040 and 2041 are the ones Cloudflare has been seen to send
+ * (aig-spec §8; observations, not documentation); the others are the emulator's inventions for
+ * cases Cloudflare does not document, listed as such in docs/emulator.md.
  */
 import { StepwiseError } from "../errors/index.ts";
 
@@ -36,6 +37,8 @@ export const gatewayErrorCodes = {
   internal: 2099,
   /** 429: a spend limit rule is over budget. */
   spendLimitExceeded: 2041,
+  /** 400: no stored (BYOK) key for the provider under the requested alias. */
+  byokAliasNotFound: 2040,
 } as const;
 
 /** An `AiGatewayError` body and its HTTP status. */
@@ -117,5 +120,17 @@ export class EmulatorError extends StepwiseError {
   constructor(message: string, cause?: unknown) {
     super({ code: "emulator_invalid_options", message, cause });
     this.name = "EmulatorError";
+  }
+}
+
+/** Why the Secrets Store refused a write; the REST layer answers it as a 400, 404 or 409. */
+export class SecretsStoreRefusal extends StepwiseError {
+  static override readonly kind: string = "stepwise.SecretsStoreRefusal";
+  readonly reason: "not_found" | "conflict" | "too_large";
+
+  constructor(reason: "not_found" | "conflict" | "too_large", message: string) {
+    super({ code: `secrets_store_${reason}`, message });
+    this.name = "SecretsStoreRefusal";
+    this.reason = reason;
   }
 }

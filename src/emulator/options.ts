@@ -11,6 +11,11 @@ import type { GatewayStore } from "./state/gateway-store.ts";
 /** The gateway token used when neither the options nor the config give a plain one. */
 export const defaultGatewayToken = "stepwise-dev-token";
 
+/** The key stored for a config BYOK provider when neither the options nor the config give one. */
+export function placeholderByokKey(provider: string): string {
+  return `stepwise-dev-byok-${provider}`;
+}
+
 /** The default request timeout (to first byte) when no step, header or node sets one, in ms. */
 export const defaultRequestTimeoutMs = 120_000;
 
@@ -28,6 +33,18 @@ export interface EmulatorOptions {
   readonly faults?: FaultSchedule;
   /** Accepted keys per provider for the started mock providers (any non-empty key otherwise). */
   readonly mockKeys?: Readonly<Record<string, readonly string[]>>;
+  /**
+   * The keys stored (BYOK) for the providers each config gateway lists under `byok.providers`,
+   * by provider. Default: the config's plain-text `byokKeys`, else a placeholder
+   * (`stepwise-dev-byok-<provider>`) that the started mock providers accept. Keys can be added or
+   * overwritten later through the REST API (Secrets Store secrets and provider configs).
+   */
+  readonly byokKeys?: Readonly<Record<string, string>>;
+  /**
+   * Today's permissive mode instead of Cloudflare's rules: dynamic routes run on any gateway and
+   * send the caller's `Authorization` key when no key is stored. Default false.
+   */
+  readonly lenient?: boolean;
   /** Port to listen on; 0 (default) picks a free one. */
   readonly port?: number;
   /** Always loopback. */

@@ -4,7 +4,7 @@
  * existing elements, every element reachable from the start, and every path ending at an end
  * (no cycles, no dead ends). Used on compiled routes and on graphs read back from the API.
  */
-import type { RouteElement } from "./dynamic.ts";
+import type { RouteElement } from "./elements.ts";
 
 /** The outputs each element type must have. `rate` and `model` may omit `fallback`. */
 const requiredOutputs: Record<string, readonly string[]> = {

@@ -1,10 +1,20 @@
 /**
  * @module
- * Route compilers, all pure: route → universal request, route → dynamic-routing element graph,
- * graph well-formedness, and the way back from a response to the step that served it.
+ * Route compilers, all pure: route → universal request, route → dynamic-routing element graph
+ * (with what it cannot express), graph well-formedness, whether a config's dynamic routes would
+ * run on Cloudflare, and the way back from a response to the step that served it.
  */
+export { findDeployProblems } from "./deploy-checks.ts";
+export { compileDynamicRoute, isDynamicRoute } from "./dynamic.ts";
 export {
-  compileDynamicRoute,
+  type DroppedSetting,
+  droppedDynamicSettings,
+  modelProperties,
+  routeSettingsDroppedInDynamicRoutes,
+  type StepSettingMapping,
+  stepSettingsInDynamicRoutes,
+} from "./dynamic-settings.ts";
+export {
   dynamicModelName,
   type ElementOutput,
   type ElementType,
@@ -13,8 +23,9 @@ export {
   modelElementId,
   type RouteElement,
   startElementId,
-} from "./dynamic.ts";
+} from "./elements.ts";
 export { fallbackChain, findGraphProblems } from "./graph.ts";
+export { type ChainOptions, RouteGraphBuilder } from "./graph-builder.ts";
 export {
   resolveServedStep,
   type ServedStep,

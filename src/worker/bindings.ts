@@ -5,6 +5,9 @@
  * dataset, a different clock). The names are the contract with `wrangler.jsonc` and Pulumi.
  */
 
+import type { KeyLedgerApi } from "./ledger/ledger-api.ts";
+import type { AppLimiterApi } from "./limits/app-limiter.ts";
+
 /** Options of a KV write that this Worker uses. */
 export interface KvPutOptions {
   /** Seconds from now after which KV deletes the key; at least 60. */
@@ -20,9 +23,12 @@ export interface KvListKey<Metadata> {
   metadata?: Metadata;
 }
 
+/** How a KV read is made: as text, optionally cached at the location for `cacheTtl` s (≥ 30). */
+export type KvGetOptions = "text" | { readonly type: "text"; readonly cacheTtl?: number };
+
 /** The part of a Workers KV namespace binding that the Worker uses. */
 export interface KvNamespaceLike {
-  get(key: string, type: "text"): Promise<string | null>;
+  get(key: string, type: KvGetOptions): Promise<string | null>;
   getWithMetadata<Metadata>(
     key: string,
     type: "text",
@@ -53,6 +59,15 @@ export interface AnalyticsDatasetLike {
   writeDataPoint(point: AnalyticsDataPoint): void;
 }
 
+/**
+ * The part of a Durable Object namespace binding that the Worker uses: one named object per
+ * name, reached through its RPC stub.
+ */
+export interface DurableObjectNamespaceLike<Stub> {
+  idFromName(name: string): unknown;
+  get(id: unknown): Stub;
+}
+
 /** Lets work finish after the response is sent. */
 export interface ExecutionContextLike {
   waitUntil(promise: Promise<unknown>): void;
@@ -66,8 +81,15 @@ export interface ScheduledControllerLike {
 
 /** The Worker's bindings, by the names in `wrangler.jsonc`. */
 export interface WorkerEnv {
-  /** Provider keys, key versions, app tokens, rate-limit counters and health results. */
+  /**
+   * The edge read path: each provider's current key and each app's token digest, written only by
+   * the `KEY_LEDGER` Durable Object; probe results and the cron's key report.
+   */
   KEYS: KvNamespaceLike;
+  /** The single writer of the key lifecycle and app tokens (Durable Object `KeyLedger`). */
+  KEY_LEDGER: DurableObjectNamespaceLike<KeyLedgerApi>;
+  /** Exact per-app request counters, one Durable Object `AppLimiter` per app. */
+  APP_LIMITER: DurableObjectNamespaceLike<AppLimiterApi>;
   /** Admin bearer token of the key API (Worker secret). */
   ROTATE_TOKEN?: string;
   /** Sent upstream as `cf-aig-authorization: Bearer …` when set (Worker secret). */

@@ -1,20 +1,22 @@
 /**
  * @module
  * `createWorker`: the Worker's `fetch` and `scheduled` handlers, with the clock, id generation,
- * `fetch` and logger injectable for tests and the local demo. Every request builds its own
- * stores from `env`; nothing is kept at module level.
+ * `fetch` and logger injectable for tests and the local demo. The routes (hono) are built once per
+ * Worker; every request builds its own context (ledger and limiter stubs, edge reader) from `env`.
  */
-
-import { handleAdmin, notFound, requireAdmin } from "./admin-api.ts";
-import { AppTokenStore } from "./app-tokens.ts";
-import type { ExecutionContextLike, ScheduledControllerLike, WorkerEnv } from "./bindings.ts";
+import type {
+  ExecutionContextLike,
+  KvNamespaceLike,
+  ScheduledControllerLike,
+  WorkerEnv,
+} from "./bindings.ts";
 import { type DailySummaryEnv, runDailySummary } from "./daily-summary.ts";
-import { errorResponse, jsonResponse, unauthorized, WorkerError } from "./errors.ts";
+import { defaultEdgeCacheMs, EdgeCache, EdgeReader } from "./edge-keys.ts";
+import { errorResponse } from "./errors.ts";
 import type { FetchFunction, HandlerContext, WorkerLogger } from "./handler-context.ts";
-import { healthResponse } from "./health.ts";
-import { KeyStore } from "./key-store.ts";
-import { authenticateApp, handleProxy } from "./proxy.ts";
-import { methodNotAllowed, pathSegments } from "./routing.ts";
+import { buildApp } from "./http/app.ts";
+import type { KeyLedgerApi } from "./ledger/ledger-api.ts";
+import { ledgerName } from "./ledger/ledger-api.ts";
 import { runScheduled, type ScheduledResult } from "./scheduled.ts";
 import { readWorkerSettings } from "./settings.ts";
 
@@ -22,12 +24,12 @@ import { readWorkerSettings } from "./settings.ts";
 export interface WorkerOptions {
   /** Epoch ms; `Date.now` by default. */
   readonly now?: () => number;
-  /** Random part of key version ids (1–32 lowercase letters and digits). */
-  readonly generateId?: () => string;
   /** Used for every upstream call; `globalThis.fetch` by default. */
   readonly fetch?: FetchFunction;
   /** `console` by default. Lines never carry a key or a token. */
   readonly logger?: WorkerLogger;
+  /** How long the isolate reuses an edge record it read from KV; 1 000 ms by default. */
+  readonly edgeCacheMs?: number;
 }
 
 /** The Worker's handlers, as a module Worker's default export. */
@@ -48,25 +50,52 @@ export interface StepwiseWorker {
  * @example const worker = createWorker({ now: () => clock, fetch: fakeGateway });
  */
 export function createWorker(options: WorkerOptions = {}): StepwiseWorker {
+  const logger = () => options.logger ?? console;
+  // One cache per KV namespace binding (per location, in tests), kept for the isolate's life.
+  const caches = new WeakMap<KvNamespaceLike, EdgeCache>();
+  const cacheFor = (kv: KvNamespaceLike) => {
+    let cache = caches.get(kv);
+    if (cache === undefined) {
+      cache = new EdgeCache(options.edgeCacheMs ?? defaultEdgeCacheMs);
+      caches.set(kv, cache);
+    }
+    return cache;
+  };
+  // Durable Object ids are plain data: each app's is worked out (hashed) once per isolate.
+  const limiterIds = new WeakMap<object, Map<string, unknown>>();
+  const limiterId = (env: WorkerEnv, appId: string) => {
+    let ids = limiterIds.get(env.APP_LIMITER);
+    if (ids === undefined) {
+      ids = new Map();
+      limiterIds.set(env.APP_LIMITER, ids);
+    }
+    let id = ids.get(appId);
+    if (id === undefined) {
+      id = env.APP_LIMITER.idFromName(appId);
+      if (ids.size >= 10_000) ids.clear();
+      ids.set(appId, id);
+    }
+    return id;
+  };
   const contextFor = (env: WorkerEnv, execution: ExecutionContextLike): HandlerContext => {
     const settings = readWorkerSettings(env);
     const now = () => (options.now ?? Date.now)();
     const { keys: keySettings } = settings.config;
-    const keyStoreOptions = {
-      now,
-      graceSeconds: keySettings.graceSeconds,
-      historySeconds: keySettings.historyHours * 3600,
-      ...(options.generateId === undefined ? {} : { generateId: options.generateId }),
-    };
+    let ledger: KeyLedgerApi | undefined;
     return {
       kv: env.KEYS,
+      edge: new EdgeReader(env.KEYS, now, cacheFor(env.KEYS)),
+      // Only admin calls and the cron reach the ledger.
+      get ledger() {
+        ledger ??= env.KEY_LEDGER.get(env.KEY_LEDGER.idFromName(ledgerName));
+        return ledger;
+      },
+      limiter: (appId) => env.APP_LIMITER.get(limiterId(env, appId)),
       settings,
-      keys: new KeyStore(env.KEYS, keyStoreOptions),
-      apps: new AppTokenStore(env.KEYS, { now }),
       events: env.EVENTS,
       execution,
       fetch: (input, init) => (options.fetch ?? globalThis.fetch)(input, init),
-      logger: options.logger ?? console,
+      logger: logger(),
       now,
       reportSettings: () => ({
         now: now(),
@@ -77,6 +106,7 @@ export function createWorker(options: WorkerOptions = {}): StepwiseWorker {
       }),
     };
   };
+  const app = buildApp(contextFor, logger);
 
   const run = (env: WorkerEnv, execution: ExecutionContextLike) =>
     runScheduled(contextFor(env, execution));
@@ -84,9 +114,9 @@ export function createWorker(options: WorkerOptions = {}): StepwiseWorker {
   return {
     async fetch(request, env, execution) {
       try {
-        return await route(request, contextFor(env, execution));
+        return await app.fetch(request, env, execution as never);
       } catch (error) {
-        return errorResponse(error, options.logger ?? console);
+        return errorResponse(error, logger());
       }
     },
     async scheduled(controller, env, execution) {
@@ -104,38 +134,4 @@ export function createWorker(options: WorkerOptions = {}): StepwiseWorker {
     },
     runScheduled: (env, execution = { waitUntil: () => undefined }) => run(env, execution),
   };
-}
-
-async function route(request: Request, context: HandlerContext): Promise<Response> {
-  const segments = pathSegments(new URL(request.url).pathname);
-  const [root] = segments;
-  if (root === "v1") return handleProxy(request, segments, context);
-  if (root === "keys" || root === "app-tokens") return handleAdmin(request, segments, context);
-  if (root === "health" && segments.length === 1) {
-    if (request.method !== "GET") throw methodNotAllowed(["GET"]);
-    await requireAppOrAdmin(request, context);
-    return healthResponse(context);
-  }
-  if (root === undefined && request.method === "GET") {
-    return jsonResponse({
-      name: "stepwise-keys",
-      docs: "See the companion Worker section of README.md.",
-    });
-  }
-  throw notFound();
-}
-
-/** `GET /health` accepts an app token or the admin token. */
-async function requireAppOrAdmin(request: Request, context: HandlerContext): Promise<void> {
-  try {
-    await authenticateApp(request, context);
-    return;
-  } catch (error) {
-    if (!WorkerError.isInstance(error)) throw error;
-  }
-  try {
-    await requireAdmin(request, context);
-  } catch {
-    throw unauthorized();
-  }
 }

@@ -1,12 +1,14 @@
 /**
  * @module
- * What every route handler gets: the stores built from this request's bindings, the settings,
- * and the injected clock, fetch and logger. Built fresh per request by `createWorker`.
+ * What every route handler gets: the ledger and limiter stubs and the edge reader built from this
+ * request's bindings, the settings, and the injected clock, fetch and logger. Built fresh per
+ * request by `createWorker`.
  */
-import type { AppTokenStore } from "./app-tokens.ts";
 import type { AnalyticsDatasetLike, ExecutionContextLike, KvNamespaceLike } from "./bindings.ts";
+import type { EdgeReader } from "./edge-keys.ts";
 import type { KeyReportSettings } from "./key-report.ts";
-import type { KeyStore } from "./key-store.ts";
+import type { KeyLedgerApi } from "./ledger/ledger-api.ts";
+import type { AppLimiterApi } from "./limits/app-limiter.ts";
 import type { WorkerSettings } from "./settings.ts";
 
 /** A `fetch` function; `globalThis.fetch` by default, looked up at call time. */
@@ -24,10 +26,15 @@ export interface WorkerLogger {
 
 /** Per-request state shared by the handlers. */
 export interface HandlerContext {
+  /** The KV namespace, for what the cron writes (probe results, the key report). */
   readonly kv: KvNamespaceLike;
+  /** The proxy's read path: current keys and app tokens, from KV. */
+  readonly edge: EdgeReader;
+  /** The single writer of keys and app tokens. */
+  readonly ledger: KeyLedgerApi;
+  /** The exact request counter of one app. */
+  limiter(appId: string): AppLimiterApi;
   readonly settings: WorkerSettings;
-  readonly keys: KeyStore;
-  readonly apps: AppTokenStore;
   readonly events: AnalyticsDatasetLike | undefined;
   readonly execution: ExecutionContextLike;
   readonly fetch: FetchFunction;

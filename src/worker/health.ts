@@ -11,7 +11,7 @@ import { jsonResponse } from "./errors.ts";
 import type { HandlerContext } from "./handler-context.ts";
 import { keyLayout } from "./key-layout.ts";
 import { listAll } from "./kv-list.ts";
-import { stepHeaders } from "./proxy-headers.ts";
+import { stepHeaders } from "./proxy/headers.ts";
 
 /** A provider's latest probe result. */
 export interface ProviderHealth {
@@ -65,7 +65,7 @@ async function probeOne(
   const { provider, gateway, model } = target;
   const { settings } = context;
   const slowMs = settings.config.worker.healthProbe.slowMs;
-  const usable = await context.keys.usableKey(provider);
+  const usable = await context.edge.usableKey(provider);
   const adapter = getProvider(provider);
   const request = { messages: [{ role: "user" as const, content: "ping" }], maxTokens: 1 };
   const step = {

@@ -1,30 +1,51 @@
 /**
  * @module
- * The companion Worker: provider keys in Workers KV with authenticated rotation, history and
- * rollback; app tokens; a key-injecting proxy in front of AI Gateway; a cron job that sweeps
- * history, flags old keys and probes provider health.
+ * The companion Worker: provider keys held by one Durable Object (`KeyLedger`, the single
+ * writer of rotation, rollback, revocation and app tokens) and written through to Workers KV, the
+ * proxy's edge read path; exact per-app limits (`AppLimiter`, one Durable Object per app); a
+ * key-injecting proxy in front of AI Gateway that scrubs every secret from what it returns; one
+ * Analytics Engine point per call; a cron job that sweeps history, flags old keys and probes
+ * provider health.
  *
- * Bindings (see `wrangler.jsonc`): KV `KEYS`; secrets `ROTATE_TOKEN`, `GATEWAY_TOKEN` (optional);
- * vars `GATEWAY_URL`, `STEPWISE_CONFIG`; Analytics Engine dataset `EVENTS` (optional).
+ * Bindings (see `wrangler.jsonc`): KV `KEYS`; Durable Objects `KEY_LEDGER`, `APP_LIMITER`;
+ * secrets `ROTATE_TOKEN`, `GATEWAY_TOKEN` (optional); vars `GATEWAY_URL`, `STEPWISE_CONFIG`;
+ * Analytics Engine dataset `EVENTS` (optional).
  *
  * The default export is the Worker wrangler deploys; `createWorker` builds one with an injected
  * clock, `fetch` or logger.
  */
 import { createWorker } from "./create-worker.ts";
 
-export { AppTokenStore, type AppView } from "./app-tokens.ts";
+export { type AppView, appView, newAppToken, verifyAppToken } from "./app-tokens.ts";
 export type * from "./bindings.ts";
 export {
   createWorker,
   type StepwiseWorker,
   type WorkerOptions,
 } from "./create-worker.ts";
+export { AppLimiter, KeyLedger } from "./durable-objects.ts";
+export { EdgeReader, type UsableKey } from "./edge-keys.ts";
 export { WorkerError } from "./errors.ts";
 export type { FetchFunction, WorkerLogger } from "./handler-context.ts";
 export type { ProviderHealth } from "./health.ts";
-export { type CurrentPointer, keyLayout, type StoredKeyMetadata } from "./key-layout.ts";
+export {
+  type EdgeKeyRecord,
+  keyLayout,
+  type StoredAppToken,
+  type StoredKeyMetadata,
+} from "./key-layout.ts";
 export type { KeyFlag, KeyVersionView, ProviderKeysView } from "./key-report.ts";
-export { KeyStore, type KeyStoreOptions, type UsableKey } from "./key-store.ts";
+export { KeyLedgerCore, type KeyLedgerOptions } from "./ledger/key-ledger.ts";
+export { kvEdgeTarget } from "./ledger/kv-edge-target.ts";
+export type * from "./ledger/ledger-api.ts";
+export type { LedgerStorage } from "./ledger/ledger-storage.ts";
+export type { LedgerChange, WriteThroughTarget } from "./ledger/write-through.ts";
+export {
+  type AppLimiterApi,
+  FixedWindowCounter,
+  type RateLimit,
+  type RateLimitDecision,
+} from "./limits/app-limiter.ts";
 export type { ScheduledResult } from "./scheduled.ts";
 
 export default createWorker();

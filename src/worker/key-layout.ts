@@ -1,21 +1,20 @@
 /**
  * @module
- * Where the Worker keeps things in its KV namespace (`KEYS`), in one place:
+ * What the Worker keeps where. The `KeyLedger` Durable Object holds the truth (every key
+ * version, each provider's pointer, history, revocations, app tokens; see `ledger/`); Workers
+ * KV (`KEYS`) is the edge read path, written only by the ledger, never by a request:
  *
- * | KV key                         | value                         | metadata            |
- * |--------------------------------|-------------------------------|---------------------|
- * | `key:{provider}:{version}`     | the provider key (secret)     | {@link StoredKeyMetadata} |
- * | `current:{provider}`           | {@link CurrentPointer} JSON   | —                   |
- * | `app:{id}`                     | {@link StoredAppToken} JSON   | public part of it   |
- * | `rate:{appId}:{windowStart}`   | request count in that window  | —                   |
- * | `health:{provider}`            | latest probe result JSON      | —                   |
- * | `report:keys`                  | last cron key-age report JSON | —                   |
+ * | KV key              | value                                   | written by             |
+ * |---------------------|-----------------------------------------|------------------------|
+ * | `current:{provider}`| {@link EdgeKeyRecord} JSON: the key the proxy injects | the ledger (write-through) |
+ * | `app:{id}`          | {@link StoredAppToken} JSON: an app's token digest and limit | the ledger (write-through) |
+ * | `health:{provider}` | latest probe result JSON                | the cron               |
+ * | `report:keys`       | last cron key-age report JSON           | the cron               |
  *
- * Versions are `{epoch ms, 13 digits}-{random}`: unique without coordination and sorted by time
- * in KV's lexicographic list order, so listing `key:{provider}:` gives the history oldest first.
+ * Versions are `{epoch ms, 13 digits}-{random}`: unique without coordination and sorted by time.
  */
 
-/** Metadata stored beside each key version (KV metadata, at most 1024 bytes). Never the key. */
+/** Metadata of one key version. Never the key. */
 export interface StoredKeyMetadata {
   readonly provider: string;
   readonly version: string;
@@ -33,16 +32,17 @@ export interface StoredKeyMetadata {
   readonly revokedAt: number | null;
 }
 
-/** The `current:{provider}` pointer. */
-export interface CurrentPointer {
+/** What `current:{provider}` holds at the edge: the one key the proxy may inject. */
+export interface EdgeKeyRecord {
   readonly version: string;
-  /** The version that was current before; usable during the grace window after `switchedAt`. */
-  readonly previous: string | null;
-  /** Epoch ms of the switch. */
+  readonly key: string;
+  /** Epoch ms after which the proxy stops sending it; null when it does not expire. */
+  readonly expiresAt: number | null;
+  /** Epoch ms when the ledger made this version current. */
   readonly switchedAt: number;
 }
 
-/** What `app:{id}` holds. The token itself is never stored, only its SHA-256. */
+/** An app token as stored: the token itself never is, only its SHA-256. */
 export interface StoredAppToken {
   readonly id: string;
   readonly name: string;
@@ -52,14 +52,10 @@ export interface StoredAppToken {
   readonly tokenSha256: string;
 }
 
+/** KV key names of the edge read path. */
 export const keyLayout = {
-  version: (provider: string, version: string) => `key:${provider}:${version}`,
-  versionPrefix: (provider: string) => `key:${provider}:`,
   current: (provider: string) => `current:${provider}`,
-  currentPrefix: "current:",
   app: (id: string) => `app:${id}`,
-  appPrefix: "app:",
-  rate: (appId: string, windowStart: number) => `rate:${appId}:${windowStart}`,
   health: (provider: string) => `health:${provider}`,
   healthPrefix: "health:",
   keyReport: "report:keys",
@@ -74,9 +70,6 @@ export function makeVersion(nowMs: number, randomPart: string): string {
 }
 
 /** True once a key's own `expiresAt` has passed. */
-export function isExpired(metadata: StoredKeyMetadata, now: number): boolean {
+export function isExpired(metadata: { readonly expiresAt: number | null }, now: number): boolean {
   return metadata.expiresAt !== null && metadata.expiresAt <= now;
 }
-
-/** The smallest TTL KV accepts, in seconds. */
-export const minimumKvTtlSeconds = 60;

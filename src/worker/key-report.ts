@@ -1,12 +1,12 @@
 /**
  * @module
- * The read side of the key store: per provider, every stored version with its state
- * (current, previous, history, revoked) and flags (near or past the maximum age, expired). This
- * is what `GET /keys` returns and what the cron checks. It never reads a key's value.
+ * How the ledger's state is shown: per provider, every stored version with its state (current,
+ * previous, history, revoked) and flags (near or past the maximum age, expired). This is what
+ * `GET /keys` returns and what the cron checks. Built from what the ledger committed, never from
+ * KV; it never holds a key's value.
  */
-import type { KvNamespaceLike } from "./bindings.ts";
-import { type CurrentPointer, isExpired, keyLayout, type StoredKeyMetadata } from "./key-layout.ts";
-import { listAll } from "./kv-list.ts";
+import { isExpired, type StoredKeyMetadata } from "./key-layout.ts";
+import type { LedgerPointer, ProviderState } from "./ledger/ledger-api.ts";
 
 const dayMs = 86_400_000;
 
@@ -36,10 +36,15 @@ export interface ProviderKeysView {
   readonly provider: string;
   /** True when the config lists the provider under `keys.providers`. */
   readonly managed: boolean;
+  /** Ledger revision of the last change to this provider (0 when none). */
+  readonly revision: number;
   readonly current: KeyVersionView | null;
   readonly previous: KeyVersionView | null;
   readonly switchedAt: string | null;
-  /** Until when readers may still fall back to `previous`. */
+  /**
+   * `switchedAt` + `keys.graceSeconds`: until then other locations may still be sending the
+   * previous key (KV propagation), so keep it valid at the provider at least that long.
+   */
   readonly graceEndsAt: string | null;
   /** Newest first. */
   readonly versions: readonly KeyVersionView[];
@@ -56,32 +61,24 @@ export interface KeyReportSettings {
   readonly managedProviders: readonly string[];
 }
 
-/** Reads every version of one provider. */
-export async function describeProvider(
-  kv: KvNamespaceLike,
-  provider: string,
+/** One provider's ledger state as the admin API shows it. */
+export function describeProvider(
+  state: ProviderState,
   settings: KeyReportSettings,
-): Promise<ProviderKeysView> {
-  const [listed, pointerText] = await Promise.all([
-    listAll<StoredKeyMetadata>(kv, keyLayout.versionPrefix(provider)),
-    kv.get(keyLayout.current(provider), "text"),
-  ]);
-  const pointer = parsePointer(pointerText);
-  const versions = listed
-    .map((entry) => entry.metadata)
-    .filter(
-      (metadata): metadata is StoredKeyMetadata => metadata !== undefined && metadata !== null,
-    )
+): ProviderKeysView {
+  const { pointer } = state;
+  const versions = state.versions
     .map((metadata) => viewVersion(metadata, stateOf(metadata, pointer), settings))
     .sort((a, b) => (a.version < b.version ? 1 : a.version > b.version ? -1 : 0));
   const current = versions.find((view) => view.state === "current") ?? null;
   const previous = versions.find((view) => view.state === "previous") ?? null;
   return {
-    provider,
-    managed: settings.managedProviders.includes(provider),
+    provider: state.provider,
+    managed: settings.managedProviders.includes(state.provider),
+    revision: pointer?.revision ?? 0,
     current,
     previous,
-    switchedAt: pointer === undefined ? null : iso(pointer.switchedAt),
+    switchedAt: pointer === null ? null : iso(pointer.switchedAt),
     graceEndsAt:
       pointer?.previous == null ? null : iso(pointer.switchedAt + settings.graceSeconds * 1000),
     versions,
@@ -89,20 +86,21 @@ export async function describeProvider(
   };
 }
 
-/** Every provider the config manages plus any other provider with stored keys. */
-export async function describeAllProviders(
-  kv: KvNamespaceLike,
+/** Every provider the config manages plus any other provider the ledger holds keys for. */
+export function describeAllProviders(
+  states: readonly ProviderState[],
   settings: KeyReportSettings,
-): Promise<ProviderKeysView[]> {
-  const pointers = await listAll(kv, keyLayout.currentPrefix);
-  const stored = pointers.map((entry) => entry.name.slice(keyLayout.currentPrefix.length));
-  const providers = [...new Set([...settings.managedProviders, ...stored])].sort();
-  return Promise.all(providers.map((provider) => describeProvider(kv, provider, settings)));
+): ProviderKeysView[] {
+  const byName = new Map(states.map((state) => [state.provider, state]));
+  const providers = [...new Set([...settings.managedProviders, ...byName.keys()])].sort();
+  return providers.map((provider) =>
+    describeProvider(byName.get(provider) ?? { provider, pointer: null, versions: [] }, settings),
+  );
 }
 
-function stateOf(metadata: StoredKeyMetadata, pointer: CurrentPointer | undefined): KeyState {
+function stateOf(metadata: StoredKeyMetadata, pointer: LedgerPointer | null): KeyState {
   if (metadata.revokedAt !== null) return "revoked";
-  if (pointer?.version === metadata.version) return "current";
+  if (pointer?.current === metadata.version) return "current";
   if (pointer?.previous === metadata.version) return "previous";
   return "history";
 }
@@ -145,16 +143,6 @@ export function flagsOf(metadata: StoredKeyMetadata, settings: KeyReportSettings
     flags.push("expires-soon");
   }
   return flags;
-}
-
-/** Reads a stored pointer; undefined when absent or unreadable. */
-export function parsePointer(text: string | null): CurrentPointer | undefined {
-  if (text === null) return undefined;
-  try {
-    return JSON.parse(text) as CurrentPointer;
-  } catch {
-    return undefined;
-  }
 }
 
 function iso(epochMs: number): string {

@@ -19,14 +19,3 @@ export async function listAll<Metadata>(
     cursor = page.cursor;
   }
 }
-
-/** Parses a JSON value stored in KV; undefined when missing or unreadable. */
-export async function getJson<Value>(kv: KvNamespaceLike, key: string): Promise<Value | undefined> {
-  const text = await kv.get(key, "text");
-  if (text === null) return undefined;
-  try {
-    return JSON.parse(text) as Value;
-  } catch {
-    return undefined;
-  }
-}

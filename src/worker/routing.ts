@@ -1,28 +1,27 @@
 /**
  * @module
- * Path parsing shared by the handlers: decoded path segments and the 405 answer.
+ * Answers shared by the routes: the path check (every segment must be valid percent-encoding),
+ * 404 and 405.
  */
 import { WorkerError } from "./errors.ts";
 
 /**
- * The decoded, non-empty segments of a URL path.
- * @throws {WorkerError} 400 for a segment that is not valid percent-encoding.
+ * Checks that every segment of a URL path is valid percent-encoding.
+ * @throws {WorkerError} 400 `invalid_path` otherwise.
  */
-export function pathSegments(pathname: string): string[] {
-  return pathname
-    .split("/")
-    .filter((segment) => segment !== "")
-    .map((segment) => {
-      try {
-        return decodeURIComponent(segment);
-      } catch {
-        throw new WorkerError({
-          status: 400,
-          code: "invalid_path",
-          message: "The URL path is not valid percent-encoding.",
-        });
-      }
-    });
+export function checkPath(pathname: string): void {
+  for (const segment of pathname.split("/")) {
+    if (!segment.includes("%")) continue;
+    try {
+      decodeURIComponent(segment);
+    } catch {
+      throw new WorkerError({
+        status: 400,
+        code: "invalid_path",
+        message: "The URL path is not valid percent-encoding.",
+      });
+    }
+  }
 }
 
 /** 405 with the methods the path accepts. */
@@ -32,5 +31,14 @@ export function methodNotAllowed(allowed: readonly string[]): WorkerError {
     code: "method_not_allowed",
     message: `Use ${allowed.join(" or ")} on this path.`,
     headers: { allow: allowed.join(", ") },
+  });
+}
+
+/** 404 for a path the Worker does not serve. */
+export function notFound(): WorkerError {
+  return new WorkerError({
+    status: 404,
+    code: "not_found",
+    message: "No such endpoint. See the admin API and proxy routes in README.md.",
   });
 }

@@ -1,14 +1,14 @@
 /**
  * @module
- * The cron job: sweep each provider's history, flag keys near or past their maximum age (or
- * expired, or missing) in the log and in `report:keys`, and, when `worker.healthProbe.enabled`,
- * probe each provider through the gateway.
+ * The cron job: the ledger sweeps history past `keys.historyHours`, keys near or past their
+ * maximum age (or expired, or missing) are flagged in the log and in `report:keys`, and, when
+ * `worker.healthProbe.enabled`, each provider is probed through the gateway.
  */
 import type { HandlerContext } from "./handler-context.ts";
 import { type ProviderHealth, probeProviders } from "./health.ts";
 import { keyLayout } from "./key-layout.ts";
 import { describeAllProviders, type KeyFlag } from "./key-report.ts";
-import { type SweepResult, sweepProvider } from "./key-sweep.ts";
+import type { SweepResult } from "./ledger/ledger-api.ts";
 
 /** One provider in the cron's key report. */
 export interface KeyReportEntry {
@@ -28,12 +28,8 @@ export interface ScheduledResult {
 
 /** Runs the cron job once. */
 export async function runScheduled(context: HandlerContext): Promise<ScheduledResult> {
-  const before = await describeAllProviders(context.kv, context.reportSettings());
-  const swept: SweepResult[] = [];
-  for (const view of before) {
-    swept.push(await sweepProvider(context.kv, context.keys, view.provider));
-  }
-  const after = await describeAllProviders(context.kv, context.reportSettings());
+  const swept = await context.ledger.sweep(context.reportSettings().historySeconds);
+  const after = describeAllProviders(await context.ledger.providers(), context.reportSettings());
   const keys: KeyReportEntry[] = after
     .filter((view) => view.managed || view.current !== null)
     .map((view) => ({

@@ -1,8 +1,10 @@
 /**
  * @module
- * Reads the Worker's settings from its bindings on every request: the Stepwise config from
- * `STEPWISE_CONFIG` (validated by the one config schema), the gateway URL and the tokens.
- * Nothing is cached at module level, so a redeploy or a test's fresh `env` always wins.
+ * Reads the Worker's settings from its bindings: the Stepwise config from `STEPWISE_CONFIG`
+ * (validated by the one config schema), the gateway URL and the tokens. The config is parsed
+ * once per isolate: the parse is kept beside the exact text it came from and reused while a
+ * request's binding holds the same text (a redeploy, or a test's fresh `env`, brings new text and
+ * a new parse). Everything else is read from `env` on every request.
  */
 import { ConfigError } from "../config/errors.ts";
 import { parseConfig } from "../config/parse.ts";
@@ -25,7 +27,7 @@ export interface WorkerSettings {
  * @throws {ConfigError} when `STEPWISE_CONFIG` is missing, not JSON, or not a valid config.
  */
 export function readWorkerSettings(env: WorkerEnv): WorkerSettings {
-  const config = readConfig(env.STEPWISE_CONFIG);
+  const config = parsedConfig(env.STEPWISE_CONFIG);
   const gatewayUrl = nonEmpty(env.GATEWAY_URL) ?? config.worker.gatewayUrl;
   return {
     config,
@@ -33,6 +35,17 @@ export function readWorkerSettings(env: WorkerEnv): WorkerSettings {
     gatewayToken: nonEmpty(env.GATEWAY_TOKEN),
     rotateToken: nonEmpty(env.ROTATE_TOKEN),
   };
+}
+
+/** The last config parsed in this isolate and the binding value it came from. */
+let lastParsed: { readonly raw: unknown; readonly config: StepwiseConfig } | undefined;
+
+/** The parsed config, from this isolate's cache when the binding's value is unchanged. */
+function parsedConfig(raw: unknown): StepwiseConfig {
+  if (lastParsed !== undefined && lastParsed.raw === raw) return lastParsed.config;
+  const config = readConfig(raw);
+  lastParsed = { raw, config };
+  return config;
 }
 
 function readConfig(raw: unknown): StepwiseConfig {

@@ -2,9 +2,10 @@ import path from "node:path";
 import { Readable } from "node:stream";
 import { describe, expect, it } from "vitest";
 import { buildReport } from "../../src/analytics/report.ts";
-import { analyticsEngineSource } from "../../src/analytics/sources/analytics-engine.ts";
+import { analyticsEngineSource, rowToEvent } from "../../src/analytics/sources/analytics-engine.ts";
 import type { EventSource } from "../../src/analytics/sources/types.ts";
 import type { CallEvent } from "../../src/client/event.ts";
+import { encodeCallPoint } from "../../src/worker/analytics-schema.ts";
 
 const fixtures = path.resolve(import.meta.dirname, "../__fixtures__/analytics");
 
@@ -19,19 +20,15 @@ describe("Analytics Engine SQL exports", () => {
     [
       "JSON (FORMAT JSON)",
       "ae-export.json",
-      [{ line: 6, reason: expect.stringMatching(/^gateway/) }],
+      [{ line: 6, reason: expect.stringMatching(/gateway/) }],
     ],
-    [
-      "CSV with a header",
-      "ae-export.csv",
-      [{ line: 7, reason: expect.stringMatching(/^gateway/) }],
-    ],
+    ["CSV with a header", "ae-export.csv", [{ line: 7, reason: expect.stringMatching(/gateway/) }]],
     [
       "JSON lines (FORMAT JSONEachRow)",
       "ae-export.jsonl",
       [
         { line: 6, reason: "not a JSON object" },
-        { line: 7, reason: expect.stringMatching(/^gateway/) },
+        { line: 7, reason: expect.stringMatching(/gateway/) },
       ],
     ],
   ])("reads %s with the documented column mapping", async (_, file, malformed) => {
@@ -120,6 +117,49 @@ describe("Analytics Engine SQL exports", () => {
         cacheStatus: null,
       }),
     ]);
+  });
+
+  it("reads back what the Worker writes (encodeCallPoint), with the one schema", () => {
+    const point = encodeCallPoint({
+      gateway: "chat-prod",
+      route: "default",
+      provider: "openai",
+      model: "gpt-4o-mini",
+      errorCode: null,
+      cacheStatus: "MISS",
+      app: "0123456789ab",
+      mode: "universal",
+      keySource: "current",
+      eventId: "call-42",
+      metadata: { route: "default" },
+      step: 1,
+      status: 200,
+      latencyMs: 250,
+      ok: true,
+      tokensIn: 12,
+      tokensOut: 34,
+      cost: 0.0002,
+    });
+    const row: Record<string, unknown> = { timestamp: "2026-05-01 10:00:00" };
+    point.blobs.forEach((blob, index) => {
+      row[`blob${index + 1}`] = blob;
+    });
+    point.doubles.forEach((double, index) => {
+      row[`double${index + 1}`] = double;
+    });
+    const mapped = rowToEvent(row, 1);
+    expect(mapped.ok && mapped.event).toMatchObject({
+      id: "call-42",
+      time: "2026-05-01T10:00:00.000Z",
+      route: "default",
+      mode: "universal",
+      step: 1,
+      provider: "openai",
+      ok: true,
+      tokensIn: 12,
+      tokensOut: 34,
+      cost: 0.0002,
+    });
   });
 
   it("explains what to export when the file is not an export", async () => {

@@ -19,6 +19,8 @@ beforeAll(async () => {
         {
           id: "chat",
           authentication: true,
+          // dynamic/default calls providers with keys stored in the gateway (BYOK).
+          byok: { providers: ["anthropic", "openai"] },
           routes: {
             default: [
               { provider: "anthropic", model: "claude-sonnet-4-5" },

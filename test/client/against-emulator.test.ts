@@ -25,6 +25,8 @@ const config = parseConfig({
     {
       id: "chat-test",
       authentication: true,
+      // dynamic/default calls providers with keys stored in the gateway (BYOK).
+      byok: { providers: ["anthropic", "openai", "workers-ai"] },
       routes: {
         default: [
           { provider: "anthropic", model: "claude-sonnet-4-5", timeoutMs: stepTimeoutMs },

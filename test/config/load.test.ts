@@ -21,16 +21,23 @@ async function rejectionOf(promise: Promise<unknown>): Promise<ConfigError> {
 }
 
 describe("loadConfig", () => {
-  it("loads the example dev stack: two gateways, routes of two to four steps, prices and keys", async () => {
+  it("loads the example dev stack: three gateways, routes of two to four steps, prices and keys", async () => {
     const { config, source } = await loadConfig({ stack: "dev", cwd: repoRoot });
     expect(source).toBe("Pulumi.dev.yaml");
-    expect(config.gateways.map((gateway) => gateway.id)).toEqual(["chat-prod", "batch-dev"]);
+    expect(config.gateways.map((gateway) => gateway.id)).toEqual([
+      "chat-prod",
+      "chat-dynamic",
+      "batch-dev",
+    ]);
+    // The one gateway with dynamic routes stores its keys (BYOK), as Cloudflare requires.
+    expect(config.gateways[1]!.byok?.providers).toEqual(["anthropic", "openai", "workers-ai"]);
     const routes = config.gateways.flatMap((gateway) => Object.values(gateway.routes));
     expect(routes.length).toBeGreaterThanOrEqual(3);
     for (const route of routes) expect(route.steps.length).toBeGreaterThanOrEqual(2);
     expect(Math.max(...routes.map((route) => route.steps.length))).toBe(4);
     expect(config.models["openai/gpt-4o-mini"]).toEqual({ input: 0.15, output: 0.6 });
     expect(config.rotateToken).toEqual({ secure: expect.stringMatching(/^v1:/) });
+    expect(config.byokKeys?.openai).toEqual({ secure: expect.stringMatching(/^v1:/) });
   });
 
   it("reads only the stepwise: namespace of a stack file", async () => {

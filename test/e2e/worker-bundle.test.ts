@@ -26,9 +26,11 @@ afterAll(async () => {
 });
 
 describe("companion Worker bundle", () => {
-  it("wrangler bundles src/worker with the KV and Analytics Engine bindings", () => {
+  it("wrangler bundles src/worker with the KV, Durable Object and Analytics Engine bindings", () => {
     expect(existsSync(bundle.scriptPath)).toBe(true);
     expect(bundle.output).toMatch(/env\.KEYS .*KV Namespace/);
+    expect(bundle.output).toMatch(/env\.KEY_LEDGER \(KeyLedger\).*Durable Object/);
+    expect(bundle.output).toMatch(/env\.APP_LIMITER \(AppLimiter\).*Durable Object/);
     expect(bundle.output).toMatch(/env\.EVENTS \(stepwise_events\).*Analytics Engine Dataset/);
   });
 

@@ -13,6 +13,8 @@ const config = testConfig([
   {
     id: "chat",
     authentication: true,
+    // Dynamic routes call providers with keys stored in the gateway (BYOK), as on Cloudflare.
+    byok: { providers: ["anthropic", "openai", "workers-ai", "groq", "mistral"] },
     routes: {
       default: [
         { provider: "anthropic", model: "claude-sonnet-4-5", retries: 1 },
@@ -121,6 +123,7 @@ describe("dynamic routes", () => {
     });
     expect(created).toMatchObject({ name: "by-plan", gateway_id: "chat" });
     const free = await ask("dynamic/by-plan", { "cf-aig-metadata": '{"plan":"free"}' });
+    expect(free.status).toBe(200);
     expect(free.headers.get("cf-aig-provider")).toBe("groq");
     await free.text();
     const paid = await ask("dynamic/by-plan", { "cf-aig-metadata": '{"plan":"pro"}' });
@@ -145,6 +148,7 @@ describe("dynamic routes", () => {
       version_id: newVersionId,
     });
     const deployed = await ask("dynamic/by-plan");
+    expect(deployed.status).toBe(200);
     expect(deployed.headers.get("cf-aig-provider")).toBe("mistral");
     await deployed.text();
     // Roll back: deploy the first version again.
@@ -189,6 +193,7 @@ describe("dynamic routes", () => {
       ],
     });
     const low = await ask("dynamic/split");
+    expect(low.status).toBe(200);
     expect(low.headers.get("cf-aig-provider")).toBe("openai");
     await low.text();
     draw = 0.7;
@@ -217,10 +222,10 @@ describe("dynamic routes", () => {
       const response = await ask("dynamic/limited", {
         "cf-aig-metadata": JSON.stringify({ user }),
       });
-      providers.push(response.headers.get("cf-aig-provider"));
+      providers.push(`${response.status} ${response.headers.get("cf-aig-provider")}`);
       await response.text();
     }
-    expect(providers).toEqual(["anthropic", "openai", "anthropic"]);
+    expect(providers).toEqual(["200 anthropic", "200 openai", "200 anthropic"]);
   });
 
   it("refuses a route whose graph is not well formed, naming the problem", async () => {

@@ -134,9 +134,17 @@ export interface StubRequest {
 /** A tiny upstream on 127.0.0.1 answering with `handler`; records every request. */
 export async function startStub(
   handler: (request: StubRequest, response: ServerResponse) => void,
-): Promise<{ url: string; requests: StubRequest[]; close(): Promise<void> }> {
+): Promise<{
+  url: string;
+  requests: StubRequest[];
+  /** Requests that arrived, including ones abandoned before their body was read. */
+  arrived(): number;
+  close(): Promise<void>;
+}> {
   const requests: StubRequest[] = [];
+  let arrived = 0;
   const server = createServer(async (request, response) => {
+    arrived++;
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const recorded = {
@@ -153,6 +161,7 @@ export async function startStub(
   return {
     url: `http://127.0.0.1:${port}/`,
     requests,
+    arrived: () => arrived,
     close: () =>
       new Promise<void>((resolve) => {
         server.close(() => resolve());
@@ -189,4 +198,11 @@ export async function readBody(
   } catch (error) {
     return { ok: false, text, error };
   }
+}
+
+/** Every item of an async iterable (an SDK page iterator); `Array.fromAsync` needs Node 22. */
+export async function collect<Item>(items: AsyncIterable<Item>): Promise<Item[]> {
+  const all: Item[] = [];
+  for await (const item of items) all.push(item);
+  return all;
 }

@@ -13,6 +13,7 @@ import { namespacedInput, parseStackConfig } from "../../infra/config.ts";
 import { buildStack } from "../../infra/stack.ts";
 import { ConfigError, loadConfig } from "../../src/config/index.ts";
 import {
+  devStackByokKeys,
   fixtureBundlePath,
   installMocks,
   type Recorder,
@@ -124,7 +125,7 @@ describe("a bad stack config", () => {
 
     const build = () =>
       buildStack(config, {
-        secrets: { rotateToken: pulumi.secret("rotate-token") },
+        secrets: { rotateToken: pulumi.secret("rotate-token"), byokKeys: devStackByokKeys },
         workerBundlePath: path.join(directory, "dist/worker-bundle/index.js"),
       });
 

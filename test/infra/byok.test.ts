@@ -1,7 +1,8 @@
 /**
  * BYOK gateways through the real program: provider keys from `stepwise:byokKeys` (a Pulumi
  * secret) become Secrets Store secrets named `{gateway}_{provider}_default`, scoped to AI
- * Gateway, and stay secret in the resources' outputs.
+ * Gateway, each listed in the gateway's provider configs, and stay secret in the resources'
+ * outputs. A config whose dynamic routes Cloudflare would not run is refused before any resource.
  */
 
 import type { SecretsStoreSecret } from "@pulumi/cloudflare";
@@ -28,11 +29,16 @@ const stack = {
       routes: {
         default: [
           { provider: "anthropic", model: "claude-sonnet-4-5" },
-          { provider: "groq", model: "llama" },
+          { provider: "openai", model: "gpt-4o-mini" },
         ],
+        // groq's key is in the Worker, not the gateway: this route stays universal-only.
+        fast: { dynamic: false, steps: [{ provider: "groq", model: "llama" }] },
       },
     },
-    { id: "plain-gw", routes: { fast: [{ provider: "groq", model: "llama" }] } },
+    {
+      id: "plain-gw",
+      routes: { fast: { dynamic: false, steps: [{ provider: "groq", model: "llama" }] } },
+    },
   ],
   "stepwise:keys": { providers: ["groq"] },
   "stepwise:worker": { workersDevSubdomain: "acme" },
@@ -48,6 +54,7 @@ beforeAll(async () => {
   const { config, secretKeys } = stackConfig(stack, {
     "stepwise:byokKeys": JSON.stringify(byokKeys),
     "stepwise:rotateToken": "rotate-token-test",
+    "cloudflare:apiToken": "cloudflare-token-test",
   });
   pulumi.runtime.setAllConfig(config, secretKeys);
   vi.stubEnv("STEPWISE_WORKER_BUNDLE", fixtureBundlePath);
@@ -81,6 +88,29 @@ describe("a BYOK gateway", () => {
       });
       expect(secret.secretInputs).toEqual(["value"]);
     }
+  });
+
+  it("lists each stored key in a provider config of its gateway, with the API token", () => {
+    for (const provider of Object.keys(byokKeys)) {
+      const config = recorder.named(`byok-gw-byok-${provider}`);
+      expect(config).toMatchObject({
+        type: "pulumi-nodejs:dynamic/stepwise:ByokProviderConfig",
+        parent: "byok-gw",
+        inputs: {
+          accountId: "0123456789abcdef0123456789abcdef",
+          gatewayId: "byok-gw",
+          providerSlug: provider,
+          alias: "default",
+          defaultConfig: true,
+          secretId: `byok-byok-gw-${provider}-id`,
+          apiToken: "cloudflare-token-test",
+        },
+      });
+      expect(config.secretInputs).toContain("apiToken");
+    }
+    expect(
+      recorder.ofType("cloudflare:index/aiGatewayDynamicRouting:AiGatewayDynamicRouting"),
+    ).toHaveLength(1);
   });
 
   it("points only the BYOK gateway at the store", () => {
@@ -153,6 +183,19 @@ describe("buildStack with an existing Secrets Store", () => {
 
     expect(build).toThrow(
       "byokKeys.openai: a gateway keeps openai's key in Secrets Store (byok): pulumi config set --secret --path 'stepwise:byokKeys.openai' <key>",
+    );
+    expect(mocks.recorder.resources).toEqual([]);
+  });
+
+  it("refuses a dynamic route Cloudflare would not run, before any resource", async () => {
+    const mocks = await installMocks("byok-undeployable");
+    const config = parseConfig({
+      accountId: "0123456789abcdef0123456789abcdef",
+      gateways: [{ id: "open", routes: { default: [{ provider: "groq", model: "llama" }] } }],
+      keys: { providers: ["groq"] },
+    });
+    expect(() => buildStack(config, { workerBundlePath: fixtureBundlePath })).toThrow(
+      /it would not work on Cloudflare[\s\S]*gateways\[0\]\.routes\.default: route "default" is deployed as the dynamic route dynamic\/default, but gateway "open" is not authenticated/,
     );
     expect(mocks.recorder.resources).toEqual([]);
   });

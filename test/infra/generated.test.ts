@@ -76,11 +76,29 @@ const configArbitrary = fc
   .map(({ gateways, workersDevSubdomain }) =>
     parseConfig({
       accountId: "0123456789abcdef0123456789abcdef",
-      gateways,
+      // A route is dynamic only where Cloudflare would run it (authenticated, keys stored);
+      // the others are universal-only, as `stepwise validate` requires.
+      gateways: gateways.map((gateway) => ({
+        ...gateway,
+        routes: Object.fromEntries(
+          Object.entries(gateway.routes).map(([name, steps]) => [
+            name,
+            { steps, dynamic: runsOnCloudflare(gateway, steps) },
+          ]),
+        ),
+      })),
       keys: { providers: [...providers] },
       worker: workersDevSubdomain === undefined ? {} : { workersDevSubdomain },
     }),
   );
+
+function runsOnCloudflare(
+  gateway: { authentication?: boolean; byok?: { providers: string[] } },
+  steps: readonly { provider: string }[],
+): boolean {
+  const stored = gateway.byok?.providers ?? [];
+  return gateway.authentication === true && steps.every((step) => stored.includes(step.provider));
+}
 
 /** Follows a deployed graph from start through `fallback` edges: the order calls are tried in. */
 function fallbackOrder(elements: readonly Record<string, unknown>[]): unknown[] {
@@ -151,6 +169,10 @@ describe("buildStack over generated configs", () => {
             ...(gateway.byok ? { storeId: "byok-store-id" } : {}),
           });
           for (const [name, route] of Object.entries(gateway.routes)) {
+            if (route.dynamic === false) {
+              expect(() => recorder.named(`${gateway.id}-route-${name}`)).toThrow();
+              continue;
+            }
             const resource = recorder.named(`${gateway.id}-route-${name}`);
             const compiled = compileDynamicRoute(route);
             expect(resource.type).toBe(
@@ -177,13 +199,18 @@ describe("buildStack over generated configs", () => {
             value: `key-${provider}`,
           });
           expect(secret.secretInputs).toContain("value");
+          expect(recorder.named(`${gateway}-byok-${provider}`)).toMatchObject({
+            parent: gateway,
+            inputs: { gatewayId: gateway, providerSlug: provider, secretId: `${secret.name}-id` },
+          });
         }
 
         const routeCount = config.gateways.reduce(
-          (sum, g) => sum + Object.keys(g.routes).length,
+          (sum, g) => sum + Object.values(g.routes).filter((route) => route.dynamic).length,
           0,
         );
-        const byokCount = byokPairs.length > 0 ? 2 + byokPairs.length : 0;
+        // The Byok component and its store, a secret and a provider config per stored key.
+        const byokCount = byokPairs.length > 0 ? 2 + 2 * byokPairs.length : 0;
         expect(recorder.resources).toHaveLength(
           2 * config.gateways.length + routeCount + 5 + byokCount,
         );

@@ -157,7 +157,8 @@ export function stackConfig(
   const config: Record<string, string> = {};
   const secretKeys: string[] = [];
   for (const [key, value] of Object.entries(values)) {
-    if (isSecure(value)) {
+    if (key in testSecrets) continue;
+    if (isSecure(value) || containsSecure(value)) {
       const secret = testSecrets[key];
       if (secret === undefined) continue;
       config[key] = secret;
@@ -173,6 +174,16 @@ export function stackConfig(
     }
   }
   return { config, secretKeys };
+}
+
+/** An object of `secure:` values (`stepwise:byokKeys`), which only test secrets can stand for. */
+function containsSecure(value: unknown): boolean {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    !Array.isArray(value) &&
+    Object.values(value).some(isSecure)
+  );
 }
 
 function isSecure(value: unknown): boolean {
@@ -208,3 +219,10 @@ export function unwrapSecrets(value: unknown): unknown {
   }
   return value;
 }
+
+/** Keys for `Pulumi.dev.yaml`'s BYOK providers, as `buildStack`'s `secrets.byokKeys` takes them. */
+export const devStackByokKeys: Readonly<Record<string, string>> = {
+  anthropic: "test-byok-anthropic",
+  openai: "test-byok-openai",
+  "workers-ai": "test-byok-workers-ai",
+};

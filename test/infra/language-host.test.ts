@@ -12,7 +12,13 @@ import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
 import { type FakeEngine, startFakeEngine } from "./fake-engine.ts";
-import { fixtureBundlePath, repoRoot, stackConfig, stackConfigFromFile } from "./helpers.ts";
+import {
+  devStackByokKeys,
+  fixtureBundlePath,
+  repoRoot,
+  stackConfig,
+  stackConfigFromFile,
+} from "./helpers.ts";
 
 interface ProjectFile {
   name: string;
@@ -85,6 +91,7 @@ describe("Pulumi.yaml's Node.js runtime", () => {
     const config = stackConfigFromFile(path.join(repoRoot, "Pulumi.dev.yaml"), {
       "stepwise:rotateToken": "rotate-token-test",
       "stepwise:gatewayToken": "gateway-token-test",
+      "stepwise:byokKeys": JSON.stringify(devStackByokKeys),
     });
 
     const { code, output } = await runProgram(engine, config);
@@ -97,8 +104,17 @@ describe("Pulumi.yaml's Node.js runtime", () => {
       types.filter(
         (type) => type === "cloudflare:index/aiGatewayDynamicRouting:AiGatewayDynamicRouting",
       ),
-    ).toHaveLength(4);
+    ).toHaveLength(1);
     expect(types).toContain("cloudflare:index/workersScript:WorkersScript");
+    // The BYOK provider configs are dynamic resources: their provider serializes in the real
+    // language host (ESM through tsx), one per stored key.
+    const providerConfigs = engine.resources.filter(
+      (resource) => resource.type === "pulumi-nodejs:dynamic/stepwise:ByokProviderConfig",
+    );
+    expect(providerConfigs).toHaveLength(3);
+    expect(String(providerConfigs[0]!.inputs.__provider)).toMatch(
+      /require\("cloudflare(\/index\.js)?"\)/,
+    );
     expect(engine.logs.filter((log) => log.severity >= 3)).toEqual([]);
   }, 60_000);
 

@@ -12,6 +12,7 @@ import { readWranglerSettings } from "../../infra/wrangler-config.ts";
 import { loadConfig, parseConfig, type StepwiseConfig } from "../../src/config/index.ts";
 import { compileDynamicRoute } from "../../src/routes/index.ts";
 import {
+  devStackByokKeys,
   fixtureBundlePath,
   installMocks,
   type Recorder,
@@ -23,7 +24,15 @@ const testSecrets = {
   "stepwise:rotateToken": "test-rotate-token-3f9a71c2",
   "stepwise:gatewayToken": "test-gateway-token-8be0d5a4",
   "cloudflare:apiToken": "test-cloudflare-api-token-11aa",
+  "stepwise:byokKeys": JSON.stringify(devStackByokKeys),
 };
+/** Every secret value the stack is given, to search outputs and plain inputs for. */
+const secretValues = [
+  testSecrets["stepwise:rotateToken"],
+  testSecrets["stepwise:gatewayToken"],
+  testSecrets["cloudflare:apiToken"],
+  ...Object.values(devStackByokKeys),
+];
 
 let recorder: Recorder;
 let outputs: Record<string, unknown>;
@@ -51,14 +60,22 @@ describe("the example stack", () => {
       .sort();
     expect(summary).toEqual(
       [
+        // chat-prod's and batch-dev's routes are universal-only: no dynamic route resource.
         "stepwise:index:Gateway chat-prod < stack",
         "cloudflare:index/aiGateway:AiGateway chat-prod-gateway < chat-prod",
-        "cloudflare:index/aiGatewayDynamicRouting:AiGatewayDynamicRouting chat-prod-route-default < chat-prod",
-        "cloudflare:index/aiGatewayDynamicRouting:AiGatewayDynamicRouting chat-prod-route-fast < chat-prod",
-        "cloudflare:index/aiGatewayDynamicRouting:AiGatewayDynamicRouting chat-prod-route-long-context < chat-prod",
+        "stepwise:index:Gateway chat-dynamic < stack",
+        "cloudflare:index/aiGateway:AiGateway chat-dynamic-gateway < chat-dynamic",
+        "pulumi-nodejs:dynamic/stepwise:ByokProviderConfig chat-dynamic-byok-anthropic < chat-dynamic",
+        "pulumi-nodejs:dynamic/stepwise:ByokProviderConfig chat-dynamic-byok-openai < chat-dynamic",
+        "pulumi-nodejs:dynamic/stepwise:ByokProviderConfig chat-dynamic-byok-workers-ai < chat-dynamic",
+        "cloudflare:index/aiGatewayDynamicRouting:AiGatewayDynamicRouting chat-dynamic-route-default < chat-dynamic",
         "stepwise:index:Gateway batch-dev < stack",
         "cloudflare:index/aiGateway:AiGateway batch-dev-gateway < batch-dev",
-        "cloudflare:index/aiGatewayDynamicRouting:AiGatewayDynamicRouting batch-dev-route-summarise < batch-dev",
+        "stepwise:index:Byok byok < stack",
+        "cloudflare:index/secretsStore:SecretsStore byok-store < byok",
+        "cloudflare:index/secretsStoreSecret:SecretsStoreSecret byok-chat-dynamic-anthropic < byok",
+        "cloudflare:index/secretsStoreSecret:SecretsStoreSecret byok-chat-dynamic-openai < byok",
+        "cloudflare:index/secretsStoreSecret:SecretsStoreSecret byok-chat-dynamic-workers-ai < byok",
         "stepwise:index:KeyVault key-vault < stack",
         "cloudflare:index/workersKvNamespace:WorkersKvNamespace key-vault-kv < key-vault",
         "cloudflare:index/workersScript:WorkersScript key-vault-worker < key-vault",
@@ -66,8 +83,29 @@ describe("the example stack", () => {
         "cloudflare:index/workersScriptSubdomain:WorkersScriptSubdomain key-vault-subdomain < key-vault",
       ].sort(),
     );
-    // No BYOK gateway in the example: no Secrets Store.
-    expect(recorder.ofType("cloudflare:index/secretsStore:SecretsStore")).toEqual([]);
+  });
+
+  it("stores chat-dynamic's keys and lists each in a provider config, before its route", () => {
+    const chatDynamic = recorder.named("chat-dynamic-gateway");
+    expect(chatDynamic.inputs.storeId).toBe("byok-store-id");
+    expect(recorder.named("byok-chat-dynamic-openai").inputs).toMatchObject({
+      name: "chat-dynamic_openai_default",
+      scopes: ["ai_gateway"],
+      value: devStackByokKeys.openai,
+    });
+    expect(recorder.named("chat-dynamic-byok-openai").inputs).toMatchObject({
+      accountId: config.accountId,
+      gatewayId: "chat-dynamic",
+      providerSlug: "openai",
+      alias: "default",
+      defaultConfig: true,
+      secretId: "byok-chat-dynamic-openai-id",
+      apiToken: testSecrets["cloudflare:apiToken"],
+    });
+    expect(recorder.named("chat-dynamic-byok-openai").secretInputs).toContain("apiToken");
+    const routeDependencies = recorder.named("chat-dynamic-route-default").options.dependsOn;
+    expect(routeDependencies).toHaveLength(3);
+    expect(recorder.named("chat-prod-gateway").inputs).not.toHaveProperty("storeId");
   });
 
   it("sends every setting of chat-prod to its gateway", () => {
@@ -127,9 +165,13 @@ describe("the example stack", () => {
     );
   });
 
-  it("deploys each route as the compiler's graph, in the Pulumi spelling", () => {
+  it("deploys each dynamic route as the compiler's graph, in the Pulumi spelling", () => {
     for (const gateway of config.gateways) {
       for (const [routeName, route] of Object.entries(gateway.routes)) {
+        if (route.dynamic === false) {
+          expect(() => recorder.named(`${gateway.id}-route-${routeName}`)).toThrow();
+          continue;
+        }
         const resource = recorder.named(`${gateway.id}-route-${routeName}`);
         const compiled = compileDynamicRoute(route);
         expect(resource.inputs).toEqual({
@@ -144,15 +186,16 @@ describe("the example stack", () => {
       }
     }
     // One route spelled out: provider → aiGatewayDynamicRoutingProvider, fallback in order.
-    expect(recorder.named("chat-prod-route-fast").inputs.elements).toEqual([
+    expect(recorder.named("chat-dynamic-route-default").inputs.elements).toEqual([
       { id: "start", type: "start", outputs: { next: { elementId: "model-0" } } },
       {
         id: "model-0",
         type: "model",
         properties: {
-          aiGatewayDynamicRoutingProvider: "groq",
-          model: "llama-3.1-8b-instant",
-          timeout: 3000,
+          aiGatewayDynamicRoutingProvider: "anthropic",
+          model: "claude-sonnet-4-5",
+          timeout: 15000,
+          retries: 1,
         },
         outputs: { success: { elementId: "end" }, fallback: { elementId: "model-1" } },
       },
@@ -162,6 +205,16 @@ describe("the example stack", () => {
         properties: {
           aiGatewayDynamicRoutingProvider: "openai",
           model: "gpt-4o-mini",
+          timeout: 10000,
+        },
+        outputs: { success: { elementId: "end" }, fallback: { elementId: "model-2" } },
+      },
+      {
+        id: "model-2",
+        type: "model",
+        properties: {
+          aiGatewayDynamicRoutingProvider: "workers-ai",
+          model: "@cf/meta/llama-3.1-8b-instruct",
           timeout: 5000,
         },
         outputs: { success: { elementId: "end" }, fallback: { elementId: "end" } },
@@ -205,9 +258,11 @@ describe("the example stack", () => {
     >[];
     const byName = Object.fromEntries(bindings.map((binding) => [binding.name, binding]));
     expect(bindings.map((binding) => binding.name)).toEqual([
+      "APP_LIMITER",
       "EVENTS",
       "GATEWAY_TOKEN",
       "GATEWAY_URL",
+      "KEY_LEDGER",
       "KEYS",
       "ROTATE_TOKEN",
       "STEPWISE_CONFIG",
@@ -240,14 +295,14 @@ describe("the example stack", () => {
     const workerConfig = JSON.parse((byName.STEPWISE_CONFIG as { text: string }).text);
     expect(workerConfig).not.toHaveProperty("rotateToken");
     expect(workerConfig).not.toHaveProperty("gatewayToken");
+    expect(workerConfig).not.toHaveProperty("byokKeys");
     // What the Worker parses is the stack's config, minus its secrets.
-    const { rotateToken: _r, gatewayToken: _g, ...publicConfig } = config;
+    const { rotateToken: _r, gatewayToken: _g, byokKeys: _b, ...publicConfig } = config;
     expect(parseConfig(workerConfig)).toEqual(publicConfig);
   });
 
   it("keeps the secrets secret: the engine gets them as secrets, nothing else carries them", () => {
     expect(recorder.named("key-vault-worker").secretInputs).toEqual(["bindings"]);
-    const secretValues = Object.values(testSecrets);
     for (const resource of recorder.resources) {
       const plain = Object.fromEntries(
         Object.entries(resource.inputs).filter(([key]) => !resource.secretInputs.includes(key)),
@@ -268,19 +323,21 @@ describe("the example stack", () => {
       "chat-prod": {
         universalUrl: `${base}/chat-prod`,
         compatUrl: `${base}/chat-prod/compat`,
-        routes: {
-          default: { id: "chat-prod-route-default-id", model: "dynamic/default" },
-          fast: { id: "chat-prod-route-fast-id", model: "dynamic/fast" },
-          "long-context": { id: "chat-prod-route-long-context-id", model: "dynamic/long-context" },
-        },
+        routes: {},
+      },
+      "chat-dynamic": {
+        universalUrl: `${base}/chat-dynamic`,
+        compatUrl: `${base}/chat-dynamic/compat`,
+        routes: { default: { id: "chat-dynamic-route-default-id", model: "dynamic/default" } },
       },
       "batch-dev": {
         universalUrl: `${base}/batch-dev`,
         compatUrl: `${base}/batch-dev/compat`,
-        routes: { summarise: { id: "batch-dev-route-summarise-id", model: "dynamic/summarise" } },
+        routes: {},
       },
     });
     expect(outputs.kvNamespaceId).toBe("key-vault-kv-id");
+    expect(outputs.secretsStoreId).toBe("byok-store-id");
     // The example stack does not name its workers.dev subdomain, so there is no Worker URL.
     expect(outputs.workerUrl).toBeUndefined();
   });

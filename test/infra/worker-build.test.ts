@@ -12,7 +12,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
 import { buildStack } from "../../infra/stack.ts";
 import { loadConfig } from "../../src/config/index.ts";
-import { installMocks, promiseOf, repoRoot, settle } from "./helpers.ts";
+import { devStackByokKeys, installMocks, promiseOf, repoRoot, settle } from "./helpers.ts";
 
 describe("the wrangler dry-run bundle", () => {
   it("is what the Worker script uploads: index.js as the main module, with its sha256", async () => {
@@ -34,7 +34,7 @@ describe("the wrangler dry-run bundle", () => {
     const { config } = await loadConfig({ stack: "dev", cwd: repoRoot });
 
     const stack = buildStack(config, {
-      secrets: { rotateToken: pulumi.secret("rotate") },
+      secrets: { rotateToken: pulumi.secret("rotate"), byokKeys: devStackByokKeys },
       workerBundlePath: bundlePath,
     });
     await promiseOf(stack.outputs.kvNamespaceId as pulumi.Output<string>);

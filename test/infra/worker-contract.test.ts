@@ -1,7 +1,10 @@
 /**
  * The Worker Pulumi deploys has exactly the bindings its code reads: the names and kinds in
  * `WorkerEnv` (src/worker/bindings.ts), in wrangler's generated `Env`
- * (worker-configuration.d.ts) and in `wrangler.jsonc` all match the Pulumi bindings.
+ * (worker-configuration.d.ts), in `wrangler.jsonc` and in the local Worker (Miniflare) all match
+ * the Pulumi bindings; the Durable Object migrations are wrangler's; and every binding is one
+ * `@pulumi/cloudflare` declares (its `type` among the documented values, its fields members of
+ * `WorkersScriptBinding`).
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -9,10 +12,12 @@ import * as pulumi from "@pulumi/pulumi";
 import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
 import { buildStack } from "../../infra/stack.ts";
-import { workerBindingNames } from "../../infra/worker-bindings.ts";
+import { workerBindingNames, workerMigrations } from "../../infra/worker-bindings.ts";
 import { readWranglerSettings } from "../../infra/wrangler-config.ts";
 import { loadConfig } from "../../src/config/index.ts";
+import { localDurableObjects } from "../../src/demo/local-worker.ts";
 import {
+  devStackByokKeys,
   fixtureBundlePath,
   installMocks,
   promiseOf,
@@ -44,33 +49,75 @@ function interfaceMembers(file: string, name: string): Record<string, string> {
   return members;
 }
 
+type Kind = "kv" | "analytics" | "durable-object" | "text";
+
 /** The binding kind a declared type asks for. */
-function kindOf(typeText: string): "kv" | "analytics" | "text" {
+function kindOf(typeText: string): Kind {
   if (/KVNamespace|KvNamespaceLike/.test(typeText)) return "kv";
   if (/AnalyticsEngineDataset|AnalyticsDatasetLike/.test(typeText)) return "analytics";
+  if (/DurableObjectNamespace/.test(typeText)) return "durable-object";
   return "text";
 }
 
-const kindOfBinding: Record<string, "kv" | "analytics" | "text"> = {
+const kindOfBinding: Record<string, Kind> = {
   kv_namespace: "kv",
   analytics_engine: "analytics",
+  durable_object_namespace: "durable-object",
   plain_text: "text",
   secret_text: "text",
 };
 
+/** `@pulumi/cloudflare`'s declaration of an interface: member names and whether each is optional. */
+function pulumiInterface(name: string): {
+  members: Map<string, { optional: boolean; doc: string }>;
+} {
+  const file = path.join(repoRoot, "node_modules/@pulumi/cloudflare/types/input.d.ts");
+  const source = ts.createSourceFile(
+    file,
+    readFileSync(file, "utf8"),
+    ts.ScriptTarget.Latest,
+    true,
+  );
+  const members = new Map<string, { optional: boolean; doc: string }>();
+  const visit = (node: ts.Node): void => {
+    if (ts.isInterfaceDeclaration(node) && node.name.text === name) {
+      for (const member of node.members) {
+        if (!ts.isPropertySignature(member)) continue;
+        const doc = ts
+          .getJSDocCommentsAndTags(member)
+          .map((comment) => comment.getText(source))
+          .join("\n");
+        members.set(member.name.getText(source), {
+          optional: member.questionToken !== undefined,
+          doc,
+        });
+      }
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return { members };
+}
+
 let recorder: Recorder;
-let bindings: { name: string; type: string; dataset?: string }[];
+let bindings: { name: string; type: string; dataset?: string; className?: string }[];
+let migrations: unknown;
 
 beforeAll(async () => {
   ({ recorder } = await installMocks("dev"));
   const { config } = await loadConfig({ stack: "dev", cwd: repoRoot });
   const stack = buildStack(config, {
-    secrets: { rotateToken: pulumi.secret("rotate"), gatewayToken: pulumi.secret("gateway") },
+    secrets: {
+      rotateToken: pulumi.secret("rotate"),
+      gatewayToken: pulumi.secret("gateway"),
+      byokKeys: devStackByokKeys,
+    },
     workerBundlePath: fixtureBundlePath,
   });
   await promiseOf(stack.outputs.kvNamespaceId as pulumi.Output<string>);
   await settle();
   bindings = recorder.named("key-vault-worker").inputs.bindings as typeof bindings;
+  migrations = recorder.named("key-vault-worker").inputs.migrations;
 });
 
 describe("the Worker's bindings", () => {
@@ -114,6 +161,55 @@ describe("the Worker's bindings", () => {
       .map((line) => line.slice(0, line.indexOf("=")));
     expect(secrets.length).toBeGreaterThan(0);
     for (const name of secrets) expect(typeOf(name)).toBe("secret_text");
+  });
+
+  it("match wrangler.jsonc's Durable Objects, and the migrations create every class they bind", () => {
+    const wrangler = readWranglerSettings(path.join(repoRoot, "wrangler.jsonc"));
+    expect(wrangler.durableObjects.length).toBeGreaterThan(0);
+    for (const { name, className } of wrangler.durableObjects) {
+      expect(bindings.find((binding) => binding.name === name)).toEqual({
+        name,
+        type: "durable_object_namespace",
+        className,
+      });
+    }
+    expect(migrations).toEqual(workerMigrations(wrangler.migrations));
+    const created = wrangler.migrations.flatMap((migration) => migration.newSqliteClasses);
+    expect([...created].sort()).toEqual(
+      wrangler.durableObjects.map((binding) => binding.className).sort(),
+    );
+    // The local Worker (demo, benchmarks, end-to-end tests) binds the same classes.
+    expect(
+      Object.entries(localDurableObjects)
+        .map(([name, { className }]) => ({ name, className }))
+        .sort((a, b) => a.name.localeCompare(b.name)),
+    ).toEqual([...wrangler.durableObjects].sort((a, b) => a.name.localeCompare(b.name)));
+  });
+
+  it("are what @pulumi/cloudflare declares: a documented type, fields of WorkersScriptBinding", () => {
+    const declared = pulumiInterface("WorkersScriptBinding").members;
+    const documented = declared.get("type")?.doc.match(/Available values: (.*)\./)?.[1];
+    // The generated docs escape "_" as "*": "durable*object*namespace".
+    const types = new Set(
+      [...(documented ?? "").matchAll(/"([^"]+)"/g)].map((match) => match[1]!.replaceAll("*", "_")),
+    );
+    expect(types.size).toBeGreaterThan(20);
+    for (const binding of bindings) {
+      expect(types.has(binding.type), `${binding.name}: type ${binding.type}`).toBe(true);
+      for (const field of Object.keys(binding)) {
+        expect(declared.has(field), `${binding.name}: field ${field}`).toBe(true);
+      }
+      for (const [field, { optional }] of declared) {
+        if (!optional) expect(binding, `${binding.name} lacks ${field}`).toHaveProperty(field);
+      }
+    }
+    const migrationFields = pulumiInterface("WorkersScriptMigrations").members;
+    const stepFields = pulumiInterface("WorkersScriptMigrationsStep").members;
+    const given = migrations as { steps?: Record<string, unknown>[] } & Record<string, unknown>;
+    for (const field of Object.keys(given)) expect(migrationFields.has(field), field).toBe(true);
+    for (const step of given.steps ?? []) {
+      for (const field of Object.keys(step)) expect(stepFields.has(field), field).toBe(true);
+    }
   });
 
   it("use the names infra exports for them", () => {

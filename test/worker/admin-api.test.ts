@@ -36,7 +36,7 @@ describe("admin API: keys", () => {
   it("GET /keys and GET /keys/{provider} show metadata and history", async () => {
     const harness = createHarness();
     const first = await harness.rotate("openai", "sk-openai-first-0001");
-    harness.advance(1000);
+    await harness.advance(1000);
     const second = await harness.rotate("openai", "sk-openai-second-002", { label: "manual" });
     const one = await harness.call("GET", "/keys/openai");
     expect(one.status).toBe(200);
@@ -66,9 +66,9 @@ describe("admin API: keys", () => {
   it("POST /keys/{provider}/rollback goes back to the previous or a named version", async () => {
     const harness = createHarness();
     const first = await harness.rotate("openai", "sk-openai-first-0001");
-    harness.advance(1000);
+    await harness.advance(1000);
     const second = await harness.rotate("openai", "sk-openai-second-002");
-    harness.advance(1000);
+    await harness.advance(1000);
     await harness.rotate("openai", "sk-openai-third-0003");
     const back = await harness.call("POST", "/keys/openai/rollback");
     expect(back.status).toBe(200);

@@ -1,13 +1,29 @@
 /**
  * @module
  * A workerd test harness for the companion Worker: a fresh Worker per test with an injected
- * clock, a fake gateway (an injected `fetch` that records every request and checks provider keys
- * the way the real gateway's upstreams would), a recording Analytics Engine dataset and logger,
- * and a transcript of every response, so tests can scan everything for leaked keys.
+ * clock; KV as Cloudflare's (test/worker/kv-double.ts: a lagging, write-limited namespace seen
+ * from several locations); the ledger and the app limiters as Durable Object doubles running the
+ * real cores on the same clock and KV (test/worker/durable-object-doubles.ts); a fake gateway (an
+ * injected `fetch` that records every request and checks provider keys the way the real
+ * gateway's upstreams would); a recording Analytics Engine dataset and logger; and a transcript
+ * of every response, so tests can scan everything for leaked keys.
+ *
+ * The ledger lives at the home location (`edge-a`): its KV writes are seen there at once and
+ * elsewhere one propagation time later. `advance(ms)` moves the clock and fires the ledger's
+ * alarm when due (edge writes that had to wait for KV's one write per second per key).
  */
 /// <reference types="@cloudflare/vitest-pool-workers/types" />
-import { createExecutionContext, env, waitOnExecutionContext } from "cloudflare:test";
-import { type AnalyticsDataPoint, createWorker, type WorkerEnv } from "../../src/worker/index.ts";
+import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import {
+  type AnalyticsDataPoint,
+  createWorker,
+  FixedWindowCounter,
+  KeyLedgerCore,
+  kvEdgeTarget,
+  type WorkerEnv,
+} from "../../src/worker/index.ts";
+import { MemoryStorage, namespaceOf, TestAlarm } from "./durable-object-doubles.ts";
+import { KvDouble } from "./kv-double.ts";
 
 export const accountId = "0123456789abcdef0123456789abcdef";
 export const adminToken = "test-admin-token-0123456789";
@@ -125,7 +141,12 @@ export interface HarnessOptions {
   readonly gateway?: GatewayBehaviour;
   readonly envOverrides?: Partial<WorkerEnv>;
   readonly generateId?: () => string;
+  /** How long a KV write takes to reach other locations (default 60 s). */
+  readonly propagationMs?: number;
 }
+
+/** The location of the Worker that `call` reaches; `at(location)` reaches others. */
+export const homeLocation = "edge-a";
 
 /** A Worker under test with everything it touched recorded. */
 export function createHarness(options: HarnessOptions = {}) {
@@ -141,7 +162,6 @@ export function createHarness(options: HarnessOptions = {}) {
   };
   const worker = createWorker({
     now: () => clock,
-    ...(options.generateId === undefined ? {} : { generateId: options.generateId }),
     logger: { info: record("info"), warn: record("warn"), error: record("error") },
     fetch: async (input, init) => {
       const request = new Request(input, init);
@@ -155,18 +175,49 @@ export function createHarness(options: HarnessOptions = {}) {
       return behaviour(call, validKeys);
     },
   });
-  const workerEnv: WorkerEnv = {
-    KEYS: env.KEYS as WorkerEnv["KEYS"],
+  const kv = new KvDouble({
+    now: () => clock,
+    ...(options.propagationMs === undefined ? {} : { propagationMs: options.propagationMs }),
+  });
+  const ledgerStorage = new MemoryStorage();
+  const ledgerAlarm = new TestAlarm();
+  const ledger = new KeyLedgerCore({
+    storage: ledgerStorage,
+    targets: [kvEdgeTarget(kv.at(homeLocation))],
+    wakeAt: ledgerAlarm.set,
+    now: () => clock,
+    ...(options.generateId === undefined ? {} : { generateId: options.generateId }),
+    onWriteFailure: (target, entry, attempts) =>
+      logs.push(`warn: ledger could not write ${entry} to ${target} (attempt ${attempts})`),
+  });
+  const ledgerNamespace = namespaceOf(() => ledger);
+  const limiterNamespace = namespaceOf(() => new FixedWindowCounter({ now: () => clock }));
+  const envAt = (location: string): WorkerEnv => ({
+    KEYS: kv.at(location),
+    KEY_LEDGER: ledgerNamespace,
+    APP_LIMITER: limiterNamespace,
     ROTATE_TOKEN: adminToken,
     GATEWAY_TOKEN: gatewayToken,
     GATEWAY_URL: gatewayUrl,
     STEPWISE_CONFIG: JSON.stringify(options.config ?? testConfig()),
     EVENTS: { writeDataPoint: (point) => void events.push(point) },
     ...options.envOverrides,
+  });
+  const workerEnv = envAt(homeLocation);
+
+  /** Sends a request to the Worker at `location` and records the response. */
+  const callAt = (location: string) => {
+    const locationEnv = location === homeLocation ? workerEnv : envAt(location);
+    return (
+      method: string,
+      path: string,
+      init: { token?: string | null; body?: unknown; headers?: Record<string, string> } = {},
+    ) => send(locationEnv, method, path, init);
   };
 
   /** Sends a request to the Worker and records the response (status, headers, body). */
-  async function call(
+  async function send(
+    locationEnv: WorkerEnv,
     method: string,
     path: string,
     init: { token?: string | null; body?: unknown; headers?: Record<string, string> } = {},
@@ -179,12 +230,20 @@ export function createHarness(options: HarnessOptions = {}) {
       body = typeof init.body === "string" ? init.body : JSON.stringify(init.body);
       if (!headers.has("content-type")) headers.set("content-type", "application/json");
     }
-    const execution = createExecutionContext();
-    const response = await worker.fetch(
+    return sendRequest(
+      locationEnv,
       new Request(`https://worker.test${path}`, { method, headers, body }),
-      workerEnv,
-      execution,
     );
+  }
+
+  /** Sends a prepared request (e.g. with a streamed body) and records the response. */
+  async function sendRequest(
+    locationEnv: WorkerEnv,
+    request: Request,
+    // biome-ignore lint/suspicious/noExplicitAny: tests read response bodies field by field
+  ): Promise<{ status: number; headers: Headers; text: string; json: () => any }> {
+    const execution = createExecutionContext();
+    const response = await worker.fetch(request, locationEnv, execution);
     const text = await response.text();
     await waitOnExecutionContext(execution);
     transcript.push(`${response.status} ${JSON.stringify([...response.headers])} ${text}`);
@@ -196,9 +255,16 @@ export function createHarness(options: HarnessOptions = {}) {
     };
   }
 
+  const call = callAt(homeLocation);
+
   return {
     worker,
     env: workerEnv,
+    kv,
+    /** Calls the same Worker deployment at another Cloudflare location (its own view of KV). */
+    at: callAt,
+    /** Sends a prepared request to the Worker at the home location. */
+    request: (request: Request) => sendRequest(workerEnv, request),
     gatewayCalls,
     events,
     logs,
@@ -227,9 +293,14 @@ export function createHarness(options: HarnessOptions = {}) {
     setGateway(next: GatewayBehaviour) {
       behaviour = next;
     },
-    advance(ms: number) {
+    /** Moves the clock; the ledger's alarm fires if it came due. */
+    async advance(ms: number): Promise<void> {
       clock += ms;
+      await ledgerAlarm.fireDue(clock, () => ledger.runAlarm());
     },
+    ledger,
+    ledgerStorage,
+    ledgerAlarm,
     now: () => clock,
   };
 }

@@ -35,7 +35,7 @@ describe("no key in any response, log line or event", () => {
     await harness.rotate("anthropic", secrets.anthropic, { label: "leak-check" });
     await harness.rotate("google-ai-studio", secrets.google);
     await harness.rotate("openai", secrets.openai);
-    harness.advance(1000);
+    await harness.advance(1000);
     const next = await harness.rotate("openai", secrets.openaiNext, {
       expiresAt: "2027-01-01T00:00:00Z",
     });
@@ -108,7 +108,7 @@ describe("no key in any response, log line or event", () => {
       token,
       body: {},
     });
-    harness.advance(100 * 86_400_000);
+    await harness.advance(100 * 86_400_000);
     await harness.worker.runScheduled(harness.env);
     await harness.call("GET", "/health", { token });
 
@@ -138,16 +138,33 @@ describe("no key in any response, log line or event", () => {
 
   it("an unexpected failure is a 500 whose body and log line say nothing about the cause", async () => {
     const consoleLines = captureConsole();
-    const failing: KvNamespaceLike = new Proxy({} as KvNamespaceLike, {
-      get: () => () => Promise.reject(new Error(`storage failed while holding ${secrets.openai}`)),
+    const failure = () =>
+      Promise.reject(new Error(`storage failed while holding ${secrets.openai}`));
+    const failingLedger = {
+      idFromName: (name: string) => name,
+      get: () => new Proxy({}, { get: () => failure }),
+    };
+    const failingKv: KvNamespaceLike = new Proxy({} as KvNamespaceLike, { get: () => failure });
+    const harness = createHarness({
+      envOverrides: { KEY_LEDGER: failingLedger as never, KEYS: failingKv },
     });
-    const harness = createHarness({ envOverrides: { KEYS: failing } });
-    const response = await harness.call("PUT", "/keys/openai", { body: { key: secrets.openai } });
-    expect(response.status).toBe(500);
-    expect(response.json()).toEqual({
-      error: { code: "internal_error", message: "The Worker failed unexpectedly; try again." },
-    });
-    expect(harness.logs).toEqual(["error: stepwise worker: unexpected Error (unexpected)"]);
+    const responses = [
+      await harness.call("PUT", "/keys/openai", { body: { key: secrets.openai } }),
+      await harness.call("POST", `/v1/${accountId}/chat`, {
+        token: `sw_0123456789ab_${"A".repeat(43)}`,
+        body: [],
+      }),
+    ];
+    for (const response of responses) {
+      expect(response.status).toBe(500);
+      expect(response.json()).toEqual({
+        error: { code: "internal_error", message: "The Worker failed unexpectedly; try again." },
+      });
+    }
+    expect(harness.logs).toEqual([
+      "error: stepwise worker: unexpected Error (unexpected)",
+      "error: stepwise worker: unexpected Error (unexpected)",
+    ]);
     expect([...harness.transcript, ...consoleLines].join("\n")).not.toContain(secrets.openai);
   });
 });

@@ -70,7 +70,7 @@ describe("proxy: universal endpoint", () => {
       });
     expect((await call()).status).toBe(200);
 
-    harness.advance(1000);
+    await harness.advance(1000);
     await harness.rotate("openai", "sk-openai-new-00002");
     harness.acceptKeys("openai", "sk-openai-new-00002");
     expect((await call()).status).toBe(200);
@@ -78,7 +78,7 @@ describe("proxy: universal endpoint", () => {
       "Bearer sk-openai-new-00002",
     );
 
-    harness.advance(1000);
+    await harness.advance(1000);
     expect((await harness.call("POST", "/keys/openai/rollback")).status).toBe(200);
     const afterRollback = await call();
     expect(afterRollback.status).toBe(401);
@@ -144,7 +144,7 @@ describe("proxy: universal endpoint", () => {
       });
     expect((await call()).status).toBe(401); // the fake provider does not accept it, but it was sent
     expect(harness.gatewayCalls.at(-1)?.headers.authorization).toBe("Bearer sk-openai-expiring-01");
-    harness.advance(3_600_000);
+    await harness.advance(3_600_000);
     const expired = await call();
     expect(expired.status).toBe(503);
     expect(expired.json().error.code).toBe("no_usable_key");
@@ -322,6 +322,8 @@ describe("proxy: app tokens and rate limits", () => {
     await harness.rotate("openai", "sk-openai-auth-000001");
     const forged = `${app.token.slice(0, -4)}AAAA`;
     await harness.call("DELETE", `/app-tokens/${app.id}`);
+    // KV takes one write per second per key: the revocation reaches KV a second after the token.
+    await harness.advance(1000);
     const tokens = [undefined, "not-a-token", forged, app.token];
     for (const token of tokens) {
       const response = await harness.call("POST", `/v1/${accountId}/chat`, {
@@ -355,9 +357,9 @@ describe("proxy: app tokens and rate limits", () => {
     const other = await harness.createApp("other");
     const call = (token: string) =>
       harness.call("POST", `/v1/${accountId}/chat`, { token, body: universal("openai") });
-    harness.advance(-harness.now() % 10_000); // start of a window
+    await harness.advance(-harness.now() % 10_000); // start of a window
     expect((await call(limited.token)).status).toBe(401);
-    harness.advance(3_000);
+    await harness.advance(3_000);
     expect((await call(limited.token)).status).toBe(401);
     const refused = await call(limited.token);
     expect(refused.status).toBe(429);
@@ -365,7 +367,7 @@ describe("proxy: app tokens and rate limits", () => {
     expect(refused.json().error.code).toBe("rate_limited");
     expect((await call(other.token)).status).toBe(401);
     expect(harness.gatewayCalls).toHaveLength(3);
-    harness.advance(7_000);
+    await harness.advance(7_000);
     expect((await call(limited.token)).status).toBe(401);
     expect(harness.gatewayCalls).toHaveLength(4);
   });
@@ -469,7 +471,8 @@ describe("proxy: bad input", () => {
     });
     expect(response.status).toBe(502);
     expect(response.json().error.code).toBe("gateway_unreachable");
-    expect(harness.events.at(-1)?.doubles).toEqual([-1, 0, 0, 0]);
+    expect(harness.events.at(-1)?.doubles).toEqual([-1, 0, 0, 0, -1, -1, -1, 2]);
+    expect(harness.events.at(-1)?.blobs?.[4]).toBe("gateway_unreachable");
   });
 });
 
@@ -482,19 +485,24 @@ describe("proxy: Analytics Engine events", () => {
     harness.acceptKeys("openai", "sk-openai-events-0001");
     const slowGateway = harness.setGateway;
     slowGateway(async (call, keys) => {
-      harness.advance(120);
+      await harness.advance(120);
       const { defaultGateway } = await import("./harness.ts");
       return defaultGateway(call, keys);
     });
     await harness.call("POST", `/v1/${accountId}/chat`, {
       token: app.token,
       body: universal("anthropic", "openai"),
+      headers: { "cf-aig-metadata": '{"route":"default"}', "cf-aig-event-id": "call-1" },
     });
+    // Columns as analytics-schema.ts defines them (blob1 gateway, blob2 route, … double8 version).
     expect(harness.events).toEqual([
       {
         indexes: ["chat"],
-        blobs: ["chat", app.id, "universal", "openai", "gpt-4o-mini", "", "MISS", "current"],
-        doubles: [1, 200, 120, 1],
+        blobs: [
+          ...["chat", "default", "openai", "gpt-4o-mini", "", "MISS"],
+          ...[app.id, "universal", "current", "call-1", "route=default"],
+        ],
+        doubles: [1, 200, 120, 1, -1, -1, -1, 2],
       },
     ]);
   });

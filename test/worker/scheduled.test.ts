@@ -21,14 +21,14 @@ describe("scheduled: key age and history", () => {
   it("flags keys near and past the maximum age, and providers with no key", async () => {
     const harness = createHarness({ config: noProbes });
     const rotated = await harness.rotate("openai", "sk-openai-aging-00001");
-    harness.advance(81 * day);
+    await harness.advance(81 * day);
     let result = await harness.worker.runScheduled(harness.env);
     expect(result.keys).toEqual([
       { provider: "anthropic", version: null, ageDays: null, flags: ["no-key"] },
       { provider: "google-ai-studio", version: null, ageDays: null, flags: ["no-key"] },
       { provider: "openai", version: rotated.version, ageDays: 81, flags: ["near-max-age"] },
     ]);
-    harness.advance(9 * day);
+    await harness.advance(9 * day);
     result = await harness.worker.runScheduled(harness.env);
     expect(result.keys.find((entry) => entry.provider === "openai")?.flags).toEqual([
       "past-max-age",
@@ -42,12 +42,12 @@ describe("scheduled: key age and history", () => {
   it("removes history once the window has passed, by the injected clock", async () => {
     const harness = createHarness({ config: noProbes });
     const first = await harness.rotate("openai", "sk-openai-first-00001");
-    harness.advance(1000);
+    await harness.advance(1000);
     const second = await harness.rotate("openai", "sk-openai-second-0002");
-    harness.advance(30 * 60_000);
+    await harness.advance(30 * 60_000);
     let result = await harness.worker.runScheduled(harness.env);
     expect(result.swept.find((entry) => entry.provider === "openai")?.removed).toEqual([]);
-    harness.advance(30 * 60_000);
+    await harness.advance(30 * 60_000);
     result = await harness.worker.runScheduled(harness.env);
     expect(result.swept.find((entry) => entry.provider === "openai")?.removed).toEqual([
       first.version,
@@ -83,9 +83,9 @@ describe("scheduled: health probes", () => {
     await harness.rotate("anthropic", "sk-ant-health-000001");
     await harness.rotate("openai", "sk-openai-health-0001");
     await harness.rotate("google-ai-studio", "AIza-health-00000001");
-    harness.setGateway((call) => {
+    harness.setGateway(async (call) => {
       const [step] = JSON.parse(call.body) as { provider: string }[];
-      if (step?.provider === "anthropic") harness.advance(1500);
+      if (step?.provider === "anthropic") await harness.advance(1500);
       const status = step?.provider === "google-ai-studio" ? 503 : 200;
       return new Response("{}", { status, headers: { "cf-aig-step": "0" } });
     });

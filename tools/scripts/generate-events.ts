@@ -58,6 +58,8 @@ const trafficWeights: Record<string, number> = {
   "chat-prod/fast": 0.25,
   "chat-prod/long-context": 0.1,
   "batch-dev/summarise": 0.15,
+  // Called as dynamic/default through the compat endpoint, which these events do not model.
+  "chat-dynamic/default": 0,
 };
 const medianLatencyMs: Record<string, number> = {
   "anthropic/claude-sonnet-4-5": 900,

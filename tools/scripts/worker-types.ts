@@ -15,6 +15,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { readWranglerSettings } from "../../infra/wrangler-config.ts";
 
 const run = promisify(execFile);
 const projectRoot = fileURLToPath(new URL("../..", import.meta.url));
@@ -49,8 +50,12 @@ export async function checkWorkerTypes(): Promise<{ upToDate: boolean; expected:
     await mkdir(path.join(scratch, path.dirname(secretsFile)), { recursive: true });
     await copyFile(path.join(projectRoot, "wrangler.jsonc"), path.join(scratch, "wrangler.jsonc"));
     await copyFile(path.join(projectRoot, secretsFile), path.join(scratch, secretsFile));
-    // wrangler only checks that the entry exists; types come from the config.
-    await writeFile(path.join(scratch, entry), "export default {};\n");
+    // wrangler reads the config, and the entry only for the Durable Object classes it exports.
+    const classes = readWranglerSettings(path.join(projectRoot, "wrangler.jsonc")).durableObjects;
+    await writeFile(
+      path.join(scratch, entry),
+      `export default {};\n${classes.map(({ className }) => `export class ${className} {}\n`).join("")}`,
+    );
     await wranglerTypes(scratch);
     const [expected, committed] = await Promise.all([
       readFile(path.join(scratch, typesFile), "utf8"),

@@ -4,31 +4,23 @@
  * writes, as JSON (`{ meta, data: [...rows], rows }`, `FORMAT JSON`, the API's default),
  * JSON lines (`FORMAT JSONEachRow`, streamed) or CSV with a header row (streamed).
  *
- * Column mapping (the Worker writes one data point per call with these fields):
- *
- * | column            | CallEvent field | notes                                           |
- * |-------------------|-----------------|-------------------------------------------------|
- * | `timestamp`       | time            | `YYYY-MM-DD hh:mm:ss` (UTC), ISO or epoch s/ms  |
- * | `blob1`           | gateway         |                                                 |
- * | `blob2`           | route           |                                                 |
- * | `blob3`           | provider        | empty → null                                    |
- * | `blob4`           | model           | empty → null                                    |
- * | `blob5`           | errorCode       | empty → null (and the call may be ok)           |
- * | `blob6` (optional)| cacheStatus     | `HIT` / `MISS`, anything else → null            |
- * | `double1`         | step            | −1 (any negative) → null: no step served        |
- * | `double2`         | status          | HTTP status, 0 for network errors and timeouts  |
- * | `double3`         | latencyMs       |                                                 |
- * | `double4`         | tokensIn        | negative → null (unknown)                       |
- * | `double5`         | tokensOut       | negative → null (unknown)                       |
- * | `double6`         | cost            | USD; negative → null (unpriced)                 |
- * | `_sample_interval`| —               | the row stands for this many calls (default 1)  |
- *
- * `ok` is derived: status 200–299 and no error code. The same columns may also be selected under
- * their event names (`SELECT blob1 AS gateway, …`). Rows of the wrong shape are counted as
- * malformed with their line (CSV, JSON lines) or row number (JSON), never fatal.
+ * Rows are read with `decodeCallRow` from `src/worker/analytics-schema.ts`, the one schema the
+ * Worker's writer also uses: which column holds what (`blob2` route, `double1` step, `double4`
+ * ok, …) is written there once. Columns may also be selected under their field names
+ * (`SELECT blob1 AS gateway, double3 AS latency_ms, …`, camelCase or snake_case). Each row
+ * stands for `_sample_interval` calls. Rows of the wrong shape are counted as malformed with
+ * their line (CSV, JSON lines) or row number (JSON), never fatal.
  */
 import { text as readAll } from "node:stream/consumers";
 import type { CallEvent } from "../../client/event.ts";
+import {
+  type CallPoint,
+  type CallPointRow,
+  callPointColumns,
+  decodeCallRow,
+  sampleIntervalColumn,
+  timestampColumn,
+} from "../../worker/analytics-schema.ts";
 import { AnalyticsError } from "../errors.ts";
 import { parseEventValue } from "../event-schema.ts";
 import { isRecordComplete, parseCsvRecord } from "./csv.ts";
@@ -40,23 +32,15 @@ export interface AnalyticsEngineOptions extends LineInputOptions {
   readonly malformedSamples?: number;
 }
 
-/** Column names (raw and aliased) for each event field. */
-const columns = {
-  time: ["timestamp", "time"],
-  gateway: ["blob1", "gateway"],
-  route: ["blob2", "route"],
-  provider: ["blob3", "provider"],
-  model: ["blob4", "model"],
-  errorCode: ["blob5", "errorCode", "error_code"],
-  cacheStatus: ["blob6", "cacheStatus", "cache_status"],
-  step: ["double1", "step"],
-  status: ["double2", "status"],
-  latencyMs: ["double3", "latencyMs", "latency_ms"],
-  tokensIn: ["double4", "tokensIn", "tokens_in"],
-  tokensOut: ["double5", "tokensOut", "tokens_out"],
-  cost: ["double6", "cost"],
-  sampleInterval: ["_sample_interval", "sample_interval"],
-} as const;
+/** Alias → column: each field name (camelCase and snake_case), `time`, `sample_interval`. */
+const aliases: ReadonlyMap<string, string> = new Map([
+  ["time", timestampColumn],
+  ["sample_interval", sampleIntervalColumn],
+  ...Object.entries(callPointColumns).flatMap(([field, column]) => [
+    [field, column] as [string, string],
+    [field.replace(/[A-Z]/g, (letter) => `_${letter.toLowerCase()}`), column] as [string, string],
+  ]),
+]);
 
 type Row = Record<string, unknown>;
 
@@ -125,39 +109,52 @@ export function rowToEvent(
   row: Row,
   number: number,
 ): { ok: true; event: CallEvent; weight: number } | { ok: false; reason: string } {
-  const pick = (field: keyof typeof columns): unknown => {
-    for (const name of columns[field]) if (row[name] !== undefined) return row[name];
-    return undefined;
-  };
-  const time = parseTimestamp(pick("time"));
-  if (time === null) return { ok: false, reason: "timestamp: missing or not a time" };
-  const status = toNumber(pick("status"));
-  const errorCode = toText(pick("errorCode"));
-  const cache = toText(pick("cacheStatus"));
-  const weight = toNumber(pick("sampleInterval")) ?? 1;
-  const parsed = parseEventValue({
-    time,
-    id: `ae-${time}-${number}`,
-    gateway: toText(pick("gateway")),
-    route: toText(pick("route")),
-    mode: "fetch",
-    step: nonNegative(pick("step")),
-    provider: toText(pick("provider")),
-    model: toText(pick("model")),
-    status,
-    ok: status !== null && status >= 200 && status < 300 && errorCode === null,
-    cacheStatus: cache === "HIT" || cache === "MISS" ? cache : null,
-    latencyMs: toNumber(pick("latencyMs")),
-    tokensIn: nonNegative(pick("tokensIn")),
-    tokensOut: nonNegative(pick("tokensOut")),
-    cost: nonNegative(pick("cost")),
-    errorCode,
-  });
-  if (!parsed.ok) return { ok: false, reason: parsed.reason };
+  const columns = canonical(row);
+  const decoded = decodeCallRow(columns);
+  if (!decoded.ok) return { ok: false, reason: decoded.reason };
+  const { point, time, weight } = decoded;
   if (!Number.isInteger(weight) || weight < 1) {
     return { ok: false, reason: "_sample_interval: must be a whole number ≥ 1" };
   }
+  const parsed = parseEventValue({
+    time: new Date(time).toISOString(),
+    id: point.eventId ?? `ae-${time}-${number}`,
+    gateway: point.gateway,
+    route: point.route,
+    mode: eventMode(point, columns),
+    step: point.step,
+    provider: point.provider,
+    model: point.model,
+    status: point.status,
+    ok: point.ok,
+    cacheStatus: point.cacheStatus,
+    latencyMs: point.latencyMs,
+    tokensIn: point.tokensIn,
+    tokensOut: point.tokensOut,
+    cost: point.cost,
+    errorCode: point.errorCode,
+  });
+  if (!parsed.ok) return { ok: false, reason: parsed.reason };
   return { ok: true, event: parsed.event, weight };
+}
+
+/** The row with aliased columns under their column names (a column present wins). */
+function canonical(row: Row): CallPointRow {
+  const result: Record<string, unknown> = { ...row };
+  for (const [name, value] of Object.entries(row)) {
+    const column = aliases.get(name);
+    if (column !== undefined && result[column] === undefined) result[column] = value;
+  }
+  return result;
+}
+
+/**
+ * The client's event modes: provider-native and compat calls are `fetch` calls, and so is a row
+ * whose export left the mode out (nothing says the chain was sent).
+ */
+function eventMode(point: CallPoint, columns: CallPointRow): CallEvent["mode"] {
+  if (!columns[callPointColumns.mode]) return "fetch";
+  return point.mode === "universal" || point.mode === "dynamic" ? point.mode : "fetch";
 }
 
 function exportRows(text: string, path: string): Row[] {
@@ -200,40 +197,6 @@ async function nextNonBlank(
 
 async function* linesToStream(lines: AsyncGenerator<{ line: string }>): AsyncGenerator<string> {
   for await (const { line } of lines) yield `${line}\n`;
-}
-
-function parseTimestamp(value: unknown): string | null {
-  if (typeof value === "number" && Number.isFinite(value)) {
-    return new Date(value < 1e12 ? value * 1000 : value).toISOString();
-  }
-  if (typeof value !== "string" || value.trim() === "") return null;
-  const text = value.trim();
-  if (/^\d+(\.\d+)?$/.test(text)) return parseTimestamp(Number(text));
-  const iso = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}(:\d{2}(\.\d+)?)?$/.test(text)
-    ? `${text.replace(" ", "T")}Z`
-    : text;
-  const time = Date.parse(iso);
-  return Number.isNaN(time) ? null : new Date(time).toISOString();
-}
-
-function toNumber(value: unknown): number | null {
-  if (typeof value === "number") return Number.isFinite(value) ? value : null;
-  if (typeof value === "string" && value.trim() !== "") {
-    const number = Number(value);
-    return Number.isFinite(number) ? number : null;
-  }
-  return null;
-}
-
-function nonNegative(value: unknown): number | null {
-  const number = toNumber(value);
-  return number === null || number < 0 ? null : number;
-}
-
-function toText(value: unknown): string | null {
-  if (value === undefined || value === null) return null;
-  const text = String(value);
-  return text === "" ? null : text;
 }
 
 function invalidExport(path: string, why: string, cause?: unknown): AnalyticsError {

@@ -14,34 +14,72 @@ interface ValidateOptions extends ConfigSourceOptions {
 export function validateCommand(): Command {
   return withConfigOptions(new Command("validate"))
     .description(
-      "Validate the gateway config and print a summary (exit 1 with every problem if invalid)",
+      "Validate the gateway config and print a summary (exit 1 with every problem if invalid, or if Cloudflare would not run it; warnings exit 0)",
     )
-    .option("--json", "print the parsed config (or the problems) as JSON")
+    .option(
+      "--json",
+      "print the parsed config (or the problems) as JSON; every issue and warning has a severity",
+    )
     .addHelpText(
       "after",
       "\nExamples:\n  stepwise validate\n  stepwise validate --stack prod\n  stepwise validate --file gateways.yaml --json",
     )
     .action(async (options: ValidateOptions) => {
       try {
-        const { config, source } = await loadConfigFrom(options);
-        console.log(
-          options.json
-            ? JSON.stringify({ ok: true, source, config }, null, 2)
-            : summarise(config, source),
+        const { config, source, locate } = await loadConfigFrom(options);
+        // Valid configs are also checked against what Cloudflare would run: errors exit 1,
+        // warnings are printed and the command succeeds.
+        const { formatFindingLines, locateFindings, throwOnErrorFindings } = await import(
+          "../../config/index.ts"
         );
+        const { findDeployProblems } = await import("../../routes/index.ts");
+        const findings = locateFindings(findDeployProblems(config), locate);
+        const warnings = findings.filter((finding) => finding.severity === "warning");
+        if (!options.json) throwOnErrorFindings(findings, source);
+        if (options.json && findings.some((finding) => finding.severity === "error")) {
+          printJson({
+            ok: false,
+            source,
+            code: "config_not_deployable",
+            issues: findings.filter((finding) => finding.severity === "error"),
+            warnings,
+          });
+          process.exitCode = 1;
+          return;
+        }
+        if (options.json) {
+          printJson({ ok: true, source, config, warnings });
+          return;
+        }
+        console.log(summarise(config, source));
+        if (warnings.length > 0) console.warn(warningsText(formatFindingLines(warnings)));
       } catch (error) {
         const { ConfigError } = await import("../../config/errors.ts");
         if (!ConfigError.isInstance(error) || !options.json) throw error;
-        console.log(
-          JSON.stringify(
-            { ok: false, source: error.source, code: error.code, issues: error.issues },
-            null,
-            2,
-          ),
-        );
+        printJson({
+          ok: false,
+          source: error.source,
+          code: error.code,
+          issues: error.issues.map((issue) => ({ severity: "error", ...issue })),
+          warnings: [],
+        });
         process.exitCode = 1;
       }
     });
+}
+
+function printJson(value: unknown): void {
+  console.log(JSON.stringify(value, null, 2));
+}
+
+/** Warnings after the summary: they do not fail the command. */
+function warningsText(lines: readonly string[]): string {
+  const count = lines.length === 1 ? "1 warning" : `${lines.length} warnings`;
+  return [
+    "",
+    pc.yellow(`${count}: valid, but once deployed it behaves differently from what it says`),
+    ...lines,
+  ].join("\n");
 }
 
 /** The one-screen summary printed on success. */
@@ -71,7 +109,8 @@ export function summarise(config: StepwiseConfig, source: string): string {
         )
         .join(pc.dim(" → "));
       const deadline = route.deadlineMs ? pc.dim(` (deadline ${route.deadlineMs / 1000}s)`) : "";
-      lines.push(`  route ${pc.cyan(name)}: ${chain}${deadline}`);
+      const form = route.dynamic === false ? pc.dim(" (universal only)") : "";
+      lines.push(`  route ${pc.cyan(name)}: ${chain}${deadline}${form}`);
     }
   }
   const byok = config.gateways.flatMap((gateway) =>

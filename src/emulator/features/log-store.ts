@@ -2,8 +2,10 @@
  * @module
  * One gateway's request logs, bounded the way Cloudflare bounds them: at the gateway's log limit
  * (`log_management`), `STOP_INSERTING` drops new records and `DELETE_OLDEST` evicts the oldest.
- * An emulator-wide `capacity` also bounds memory; past it the oldest record always goes.
+ * An emulator-wide `capacity` also bounds memory; past it the oldest record always goes. Bodies
+ * are kept beside the records, bounded on their own (see `log-bodies.ts`).
  */
+import { type LogBodyLimits, LogBodyStore } from "./log-bodies.ts";
 
 /** A log record, with the fields of Cloudflare's `LogListResponse` (snake_case, as on the wire). */
 export interface GatewayLogRecord {
@@ -42,6 +44,13 @@ export interface GatewayLogRecord {
   readonly attempts: number;
   /** What went wrong, for failed records: `timeout`, `network_error`, `stream_cut`, ... */
   readonly error?: string;
+  /** Whether the stored request/response body is whole (absent when no body is stored). */
+  readonly request_head_complete?: boolean;
+  readonly response_head_complete?: boolean;
+  /** Human feedback set with `logs.edit`: -1, 0 or 1. */
+  readonly feedback?: number | null;
+  /** A score set with `logs.edit`. */
+  readonly score?: number | null;
 }
 
 export type LogStrategy = "STOP_INSERTING" | "DELETE_OLDEST";
@@ -57,10 +66,24 @@ export class LogStore {
   #start = 0;
   readonly #limits: () => LogLimits;
   readonly #capacity: number;
+  /** The stored request/response bodies, by log id. */
+  readonly bodies: LogBodyStore;
 
-  constructor(limits: () => LogLimits, capacity: number) {
+  constructor(limits: () => LogLimits, capacity: number, bodyLimits: LogBodyLimits = {}) {
     this.#limits = limits;
     this.#capacity = capacity;
+    this.bodies = new LogBodyStore(bodyLimits);
+  }
+
+  /** Replaces fields of a record (`logs.edit`); false when there is no such record. */
+  update(id: string, changes: Partial<GatewayLogRecord>): GatewayLogRecord | undefined {
+    const index = this.#records.findIndex(
+      (record, position) => position >= this.#start && record.id === id,
+    );
+    if (index === -1) return undefined;
+    const updated = { ...this.#records[index]!, ...changes, id };
+    this.#records[index] = updated;
+    return updated;
   }
 
   /** Adds a record; false when the gateway's limit is reached under `STOP_INSERTING`. */
@@ -86,7 +109,11 @@ export class LogStore {
 
   /** Removes the records a predicate selects; returns how many went. */
   remove(predicate: (record: GatewayLogRecord) => boolean): number {
-    const kept = this.list().filter((record) => !predicate(record));
+    const kept = this.list().filter((record) => {
+      if (!predicate(record)) return true;
+      this.bodies.delete(record.id);
+      return false;
+    });
     const removed = this.size - kept.length;
     this.#records = kept;
     this.#start = 0;
@@ -98,6 +125,8 @@ export class LogStore {
   }
 
   #dropOldest(): void {
+    const oldest = this.#records[this.#start];
+    if (oldest) this.bodies.delete(oldest.id);
     this.#start++;
     if (this.#start > 1024 && this.#start * 2 > this.#records.length) {
       this.#records = this.#records.slice(this.#start);

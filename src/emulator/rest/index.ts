@@ -1,8 +1,9 @@
 /**
  * @module
- * The REST subset under `/client/v4/accounts/{account}/ai-gateway/`: gateways, logs and dynamic
- * routes, in the Cloudflare API envelope, enough for the official `cloudflare` SDK (pointed at the
- * emulator with `baseURL`) to list and change gateways and read logs.
+ * The REST subset under `/client/v4/accounts/{account}/`: AI Gateway's gateways, logs (with their
+ * bodies, feedback and datasets), dynamic routes and BYOK provider configs, and the Secrets Store
+ * that holds BYOK keys, in the Cloudflare API envelope, enough for the official `cloudflare` SDK
+ * (pointed at the emulator with `baseURL`) to manage them.
  *
  * Any `Authorization` (or `X-Auth-Key`) header is accepted; without one the answer is
  * Cloudflare's 400 (code 9106). The account must be the config's `accountId`.
@@ -13,14 +14,26 @@ import { headerValue, sendJson } from "../http/io.ts";
 import { Router } from "../http/router.ts";
 import type { EmulatorServices } from "../runtime/services.ts";
 import {
+  createDataset,
+  deleteDataset,
+  getDataset,
+  listDatasets,
+  updateDataset,
+} from "./datasets.ts";
+import {
   createGateway,
   deleteGateway,
   getGateway,
   listGateways,
   updateGateway,
 } from "./gateways.ts";
-import { deleteLogs, getLog, listLogs } from "./logs.ts";
-import type { RestHandler } from "./rest-context.ts";
+import { deleteLogs, editLog, getLog, getLogRequest, getLogResponse, listLogs } from "./logs.ts";
+import {
+  createProviderConfig,
+  deleteProviderConfig,
+  listProviderConfigs,
+} from "./provider-configs.ts";
+import { RawRestBody, type RestHandler } from "./rest-context.ts";
 import {
   createDeployment,
   createRoute,
@@ -33,8 +46,20 @@ import {
   listVersions,
   renameRoute,
 } from "./routes.ts";
+import {
+  createSecrets,
+  createStore,
+  deleteSecret,
+  deleteStore,
+  editSecret,
+  getSecret,
+  getStore,
+  listSecrets,
+  listStores,
+} from "./secrets.ts";
 
 const base = "/client/v4/accounts/:account/ai-gateway/gateways";
+const stores = "/client/v4/accounts/:account/secrets_store/stores";
 
 const router = new Router<RestHandler>()
   .add("GET", base, listGateways)
@@ -45,6 +70,26 @@ const router = new Router<RestHandler>()
   .add("GET", `${base}/:gateway/logs`, listLogs)
   .add("DELETE", `${base}/:gateway/logs`, deleteLogs)
   .add("GET", `${base}/:gateway/logs/:log`, getLog)
+  .add("PATCH", `${base}/:gateway/logs/:log`, editLog)
+  .add("GET", `${base}/:gateway/logs/:log/request`, getLogRequest)
+  .add("GET", `${base}/:gateway/logs/:log/response`, getLogResponse)
+  .add("GET", `${base}/:gateway/datasets`, listDatasets)
+  .add("POST", `${base}/:gateway/datasets`, createDataset)
+  .add("GET", `${base}/:gateway/datasets/:dataset`, getDataset)
+  .add("PUT", `${base}/:gateway/datasets/:dataset`, updateDataset)
+  .add("DELETE", `${base}/:gateway/datasets/:dataset`, deleteDataset)
+  .add("GET", `${base}/:gateway/provider_configs`, listProviderConfigs)
+  .add("POST", `${base}/:gateway/provider_configs`, createProviderConfig)
+  .add("DELETE", `${base}/:gateway/provider_configs/:config`, deleteProviderConfig)
+  .add("GET", stores, listStores)
+  .add("POST", stores, createStore)
+  .add("GET", `${stores}/:store`, getStore)
+  .add("DELETE", `${stores}/:store`, deleteStore)
+  .add("GET", `${stores}/:store/secrets`, listSecrets)
+  .add("POST", `${stores}/:store/secrets`, createSecrets)
+  .add("GET", `${stores}/:store/secrets/:secret`, getSecret)
+  .add("PATCH", `${stores}/:store/secrets/:secret`, editSecret)
+  .add("DELETE", `${stores}/:store/secrets/:secret`, deleteSecret)
   .add("GET", `${base}/:gateway/routes`, listRoutes)
   .add("POST", `${base}/:gateway/routes`, createRoute)
   .add("GET", `${base}/:gateway/routes/:route`, getRoute)
@@ -96,5 +141,13 @@ export async function handleRest(
     );
   }
   const body = await handler({ services, request, params, query: url.searchParams });
+  if (body instanceof RawRestBody) {
+    response.writeHead(200, {
+      "content-type": body.contentType,
+      "content-length": String(body.bytes.length),
+    });
+    response.end(body.bytes);
+    return;
+  }
   sendJson(response, 200, body);
 }

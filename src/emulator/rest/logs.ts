@@ -1,14 +1,17 @@
 /**
  * @module
  * `/accounts/{account}/ai-gateway/gateways/{id}/logs`: list (filters, search, order, pages; a page
- * past the end is empty), get one, and delete (all, or those the filters select).
+ * past the end is empty), get one, edit one (feedback, score, metadata), read its stored request
+ * and response bodies (`logs.request` / `logs.response`: the body as logged, with its content
+ * type, not wrapped in the API envelope), and delete (all, or those the filters select).
  */
+import { z } from "zod";
 import { RestRequestError, restErrorCodes } from "../errors.ts";
 import type { GatewayLogRecord } from "../features/log-store.ts";
-import { notFound, paginate, readPage, success } from "./envelope.ts";
+import { notFound, paginate, readBody, readPage, success } from "./envelope.ts";
 import { gatewayOf } from "./gateways.ts";
 import { matchesFilter, matchesSearch, readLogFilters } from "./log-filters.ts";
-import type { RestContext, RestHandler } from "./rest-context.ts";
+import { RawRestBody, type RestContext, type RestHandler } from "./rest-context.ts";
 
 const orderFields = ["created_at", "provider", "model", "model_type", "success", "cached"] as const;
 
@@ -55,13 +58,61 @@ export const listLogs: RestHandler = (context) => {
   return success(items, info);
 };
 
-export const getLog: RestHandler = (context) => {
-  const gateway = gatewayOf(context);
+function logOf(context: RestContext): GatewayLogRecord {
   const id = context.params.log ?? "";
-  const record = gateway.logs.get(id);
+  const record = gatewayOf(context).logs.get(id);
   if (record === undefined) throw notFound("Log", id);
-  return success(record);
+  return record;
+}
+
+export const getLog: RestHandler = (context) => success(logOf(context));
+
+const editSchema = z.object({
+  feedback: z
+    .union([z.literal(-1), z.literal(0), z.literal(1)], { error: "feedback is -1, 0 or 1" })
+    .nullable()
+    .optional(),
+  score: z.number().min(0).max(100).nullable().optional(),
+  metadata: z
+    .record(z.string(), z.union([z.string(), z.number(), z.boolean()]))
+    .refine((metadata) => Object.keys(metadata).length <= 5, {
+      error: "metadata holds at most 5 entries",
+    })
+    .nullable()
+    .optional(),
+});
+
+/** `logs.edit`: PATCH feedback, score and metadata; the SDK's answer is `unknown`. */
+export const editLog: RestHandler = async (context) => {
+  const record = logOf(context);
+  const body = await readBody(context.request, editSchema);
+  const updated = gatewayOf(context).logs.update(record.id, {
+    ...(body.feedback === undefined ? {} : { feedback: body.feedback }),
+    ...(body.score === undefined ? {} : { score: body.score }),
+    ...(body.metadata === undefined
+      ? {}
+      : body.metadata === null
+        ? { metadata: undefined }
+        : { metadata: JSON.stringify(body.metadata) }),
+  });
+  return success(updated);
 };
+
+function storedBody(context: RestContext, which: "request" | "response"): RawRestBody {
+  const record = logOf(context);
+  const body = gatewayOf(context).logs.bodies.get(record.id)?.[which];
+  if (body === undefined) {
+    throw new RestRequestError(
+      404,
+      restErrorCodes.invalidIdentifier,
+      `Log ${record.id} has no stored ${which} body (not collected, cf-aig-collect-log-payload: false, or dropped to bound memory)`,
+    );
+  }
+  return new RawRestBody(body.bytes, body.contentType ?? "application/octet-stream");
+}
+
+export const getLogRequest: RestHandler = (context) => storedBody(context, "request");
+export const getLogResponse: RestHandler = (context) => storedBody(context, "response");
 
 export const deleteLogs: RestHandler = (context) => {
   const gateway = gatewayOf(context);

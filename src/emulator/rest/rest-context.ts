@@ -15,3 +15,11 @@ export interface RestContext {
 }
 
 export type RestHandler = (context: RestContext) => unknown;
+
+/** A handler's answer that is not the JSON envelope: a stored body, sent as it was logged. */
+export class RawRestBody {
+  constructor(
+    readonly bytes: Buffer,
+    readonly contentType: string,
+  ) {}
+}

@@ -45,7 +45,8 @@ export interface UpstreamRequest {
 
 export interface AttemptOptions {
   readonly fetch: typeof globalThis.fetch;
-  readonly timeoutMs: number;
+  /** Time to first byte; undefined waits as long as the upstream takes (a final attempt). */
+  readonly timeoutMs: number | undefined;
   /** Aborted when the client disconnects or the emulator closes. */
   readonly signal: AbortSignal;
   /** Largest non-streamed body read; larger ones are a network error. Default 64 MiB. */
@@ -67,10 +68,13 @@ export async function attemptUpstream(
   if (options.signal.aborted) return { kind: "network-error", message: "request aborted" };
   options.signal.addEventListener("abort", abort, { once: true });
   let timedOut = false;
-  const timer = setTimeout(() => {
-    timedOut = true;
-    controller.abort();
-  }, options.timeoutMs);
+  const timer =
+    options.timeoutMs === undefined
+      ? undefined
+      : setTimeout(() => {
+          timedOut = true;
+          controller.abort();
+        }, options.timeoutMs);
   let released = false;
   const release = () => {
     clearTimeout(timer);
@@ -123,7 +127,7 @@ export async function attemptUpstream(
     };
   } catch (error) {
     release();
-    if (timedOut) return { kind: "timeout", timeoutMs: options.timeoutMs };
+    if (timedOut) return { kind: "timeout", timeoutMs: options.timeoutMs ?? 0 };
     return { kind: "network-error", message: describe(error) };
   }
 }

@@ -1,33 +1,37 @@
 /**
  * @module
  * A compat (OpenAI-shaped) request aimed at one provider and model: the provider's own body,
- * endpoint and auth header, and the conversions of its answer back to OpenAI's shape. A 2xx whose
- * body is not an answer counts as a failed attempt (so a fallback, if any, is tried), since
- * nothing has been sent to the client yet.
+ * endpoint and key, and the conversions of its answer back to OpenAI's shape. A 2xx whose body is
+ * not an answer counts as a failed attempt (so a fallback, if any, is tried), since nothing has
+ * been sent to the client yet. Used by the compat endpoint, by universal steps with
+ * `provider: "compat"` and by dynamic routes' model elements.
  */
-import type { IncomingMessage } from "node:http";
-import { getProvider, isKnownProvider, type ProviderAdapter } from "../../providers/index.ts";
+import { getProvider, isKnownProvider } from "../../providers/index.ts";
 import { GatewayRequestError } from "../errors.ts";
-import { headerValue } from "../http/io.ts";
 import type { UpstreamResponse } from "./attempt.ts";
 import { cachePolicyFor } from "./cache-policy.ts";
 import { type CompatRequest, toOpenAiCompletion, toOpenAiError } from "./compat-convert.ts";
 import { createOpenAiStreamConverter } from "./compat-stream.ts";
+import { applyCredential, credentialHeaderNames } from "./credentials.ts";
+import type { Directives } from "./directives.ts";
 import type { GatewayCall } from "./gateway-call.ts";
 import { resolveRetryPolicy } from "./retry.ts";
 import type { StepTarget } from "./step-runner.ts";
-import type { StreamConverter } from "./stream-pipe.ts";
 import { forwardedHeaders } from "./upstreams.ts";
 
-export interface CompatTarget extends StepTarget {
-  /** Set when the provider streams in another format than OpenAI's. */
-  readonly streamConverter?: StreamConverter;
-  /** The error the client gets for a non-2xx upstream response (OpenAI's error shape). */
-  toClientError(response: UpstreamResponse): UpstreamResponse;
-}
-
-/** Per-node overrides from a dynamic route's model element. */
-export interface CompatTargetOverrides {
+/** Where a compat target's settings and key come from. */
+export interface CompatTargetOptions {
+  /** The `cf-aig-*` directives in force (request, or request merged with a universal step's). */
+  readonly directives: Directives;
+  /** The caller's headers (compat request, or universal step), forwarded minus `cf-aig-*`. */
+  readonly callerHeaders: readonly (readonly [string, string])[];
+  /**
+   * `caller-or-stored`: an `Authorization: Bearer <key>` from the caller is the provider's key,
+   * else the stored one. `stored-only` (dynamic routes): only the stored key; the caller's
+   * `Authorization` is never sent upstream.
+   */
+  readonly credentials: "caller-or-stored" | "stored-only";
+  /** A dynamic route's model element settings, which beat the directives. */
   readonly timeoutMs?: number;
   readonly maxAttempts?: number;
 }
@@ -38,14 +42,14 @@ export function buildCompatTarget(
   compat: CompatRequest,
   provider: string,
   model: string,
-  overrides: CompatTargetOverrides = {},
-): CompatTarget {
-  if (!isKnownProvider(provider)) {
+  options: CompatTargetOptions,
+): StepTarget {
+  if (!isKnownProvider(provider) || provider === "compat") {
     throw GatewayRequestError.invalid(
       `Unknown provider "${provider}" in model "${provider}/${model}": use e.g. openai/gpt-4o-mini, anthropic/claude-sonnet-4-5, workers-ai/@cf/meta/llama-3.1-8b-instruct.`,
     );
   }
-  const { services, gateway, request } = call;
+  const { services, gateway } = call;
   const adapter = getProvider(provider);
   const endpoint = adapter.endpoint(model, compat.chat);
   const bodyJson =
@@ -53,8 +57,8 @@ export function buildCompatTarget(
       ? { ...compat.raw, model }
       : adapter.requestBody(model, compat.chat);
   const body = Buffer.from(JSON.stringify(bodyJson));
-  const headers = providerHeaders(request, adapter);
-  const directives = call.directives;
+  const headers = upstreamHeaders(call, provider, options);
+  const { directives } = options;
   const cache = cachePolicyFor(call, directives, {
     provider: `compat/${provider}`,
     method: "POST",
@@ -71,9 +75,9 @@ export function buildCompatTarget(
     endpoint,
     request: { url: services.upstreams.url(provider, endpoint), method: "POST", headers, body },
     streaming,
-    timeoutMs: overrides.timeoutMs ?? directives.requestTimeoutMs ?? services.defaultTimeoutMs,
+    timeoutMs: options.timeoutMs ?? directives.requestTimeoutMs ?? services.defaultTimeoutMs,
     retry: resolveRetryPolicy(
-      { maxAttempts: overrides.maxAttempts },
+      { maxAttempts: options.maxAttempts },
       {
         maxAttempts: directives.maxAttempts,
         delayMs: directives.retryDelayMs,
@@ -113,22 +117,34 @@ export function buildCompatTarget(
   };
 }
 
-/** The caller's headers for the provider: `Authorization: Bearer <key>` becomes its auth header. */
-function providerHeaders(
-  request: IncomingMessage,
-  adapter: ProviderAdapter,
+/**
+ * The caller's headers for the provider, with the right key: the caller's
+ * `Authorization: Bearer <key>` becomes the provider's own auth header (`x-api-key`…) unless keys
+ * are stored-only, then `applyCredential` picks between it and the stored key.
+ */
+function upstreamHeaders(
+  call: GatewayCall,
+  provider: string,
+  options: CompatTargetOptions,
 ): Record<string, string> {
-  const pairs: [string, string][] = [];
-  for (let index = 0; index + 1 < request.rawHeaders.length; index += 2) {
-    pairs.push([request.rawHeaders[index]!, request.rawHeaders[index + 1]!]);
-  }
+  const adapter = getProvider(provider);
+  const credentialNames = new Set([...credentialHeaderNames(provider), "authorization"]);
   const headers = forwardedHeaders(
-    pairs.filter(([name]) => name.toLowerCase() !== "authorization"),
+    options.callerHeaders.filter(([name]) => !credentialNames.has(name.toLowerCase())),
   );
   Object.assign(headers, adapter.defaultHeaders ?? {});
-  const authorization = headerValue(request, "authorization");
+  const authorization = options.callerHeaders.find(
+    ([name]) => name.toLowerCase() === "authorization",
+  )?.[1];
   const key = authorization?.replace(/^\s*bearer\s+/i, "").trim();
-  if (key) Object.assign(headers, adapter.authHeaders(key));
+  const callerKey =
+    options.credentials === "caller-or-stored" && key && !call.gatewayTokenInAuthorization;
+  if (callerKey) {
+    for (const [name, value] of Object.entries(adapter.authHeaders(key))) {
+      headers[name.toLowerCase()] = value;
+    }
+  }
+  applyCredential(call, headers, provider, options.directives.byokAlias);
   headers["content-type"] = "application/json";
   return headers;
 }

@@ -3,14 +3,16 @@
  * `POST /v1/{account}/{gateway}/compat/chat/completions`: OpenAI's chat completions shape for any
  * provider (`model: "anthropic/claude-sonnet-4-5"`), or a dynamic route (`"dynamic/{route}"`).
  * Requests are converted to the provider's own body; answers (and errors) come back in OpenAI's
- * shape, streams included (OpenAI-format providers stream through unchanged).
+ * shape, streams included (OpenAI-format providers stream through unchanged). The gateway token
+ * may come as `cf-aig-authorization` or, as in Cloudflare's OpenAI SDK examples, as the SDK's
+ * `apiKey` (`Authorization: Bearer <token>`).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { GatewayRequestError } from "../errors.ts";
 import { parseJson, readRequestBody } from "../http/io.ts";
-import { parseCompatRequest, splitCompatModel } from "./compat-convert.ts";
+import { type CompatRequest, parseCompatRequest, splitCompatModel } from "./compat-convert.ts";
 import { buildCompatTarget } from "./compat-target.ts";
-import { runDynamicRoute } from "./dynamic.ts";
+import { rawHeaderPairs, serveDynamicRoute } from "./dynamic.ts";
 import { openGatewayCall } from "./gateway-call.ts";
 import type { ServingStep } from "./log-writer.ts";
 import { serveOutcome } from "./serve-outcome.ts";
@@ -24,21 +26,19 @@ export async function handleCompat(
   response: ServerResponse,
   params: { account: string; gateway: string },
 ): Promise<void> {
-  const call = openGatewayCall(services, request, response, params);
+  const call = openGatewayCall(services, request, response, params, { acceptAuthorization: true });
   const body = await readRequestBody(request);
-  const json = parseJson(body);
-  if (!json.ok) {
-    throw GatewayRequestError.invalid(
-      "Malformed chat completions request: the body must be JSON with model and messages.",
-    );
-  }
-  const compat = parseCompatRequest(json.value);
+  const compat = readCompatBody(body);
   const model = splitCompatModel(compat.model);
   if (model.kind === "dynamic") {
-    await runDynamicRoute(call, compat, model.route);
+    await serveDynamicRoute(call, compat, model.route);
     return;
   }
-  const target = buildCompatTarget(call, compat, model.provider, model.model);
+  const target = buildCompatTarget(call, compat, model.provider, model.model, {
+    directives: call.directives,
+    callerHeaders: rawHeaderPairs(request.rawHeaders),
+    credentials: "caller-or-stored",
+  });
   const serving: ServingStep = {
     step: 0,
     provider: model.provider,
@@ -46,10 +46,19 @@ export async function handleCompat(
     endpoint: target.endpoint,
     requestType: "compat",
     requestBytes: body.length,
+    requestBody: body,
     requestContentType: "application/json",
   };
-  await serveOutcome(call, target, serving, await runStep(call, target), {
-    toClientError: target.toClientError,
-    ...(target.streamConverter ? { streamConverter: target.streamConverter } : {}),
-  });
+  await serveOutcome(call, target, serving, await runStep(call, target, { last: true }));
+}
+
+/** @throws GatewayRequestError 400 for a body that is not a chat completions request. */
+export function readCompatBody(body: Buffer): CompatRequest {
+  const json = parseJson(body);
+  if (!json.ok) {
+    throw GatewayRequestError.invalid(
+      "Malformed chat completions request: the body must be JSON with model and messages.",
+    );
+  }
+  return parseCompatRequest(json.value);
 }

@@ -48,6 +48,7 @@ export function deliverGatewayError(
     usage: { tokensIn: null, tokensOut: null },
     attempts,
     responseBytes: Buffer.byteLength(text),
+    responseBody: Buffer.from(text),
     responseContentType: "application/json",
     error: code,
   });
@@ -73,6 +74,9 @@ export function recordFailure(
       failure.kind === "response" && failure.response.body.kind === "buffered"
         ? failure.response.body.bytes.length
         : 0,
+    ...(failure.kind === "response" && failure.response.body.kind === "buffered"
+      ? { responseBody: failure.response.body.bytes }
+      : {}),
     error: failureCode(failure),
   });
 }

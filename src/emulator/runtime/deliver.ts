@@ -102,6 +102,7 @@ export async function deliverResponse(
       usage,
       attempts: options.attempts,
       responseBytes: bytes.length,
+      responseBody: bytes,
       ...(contentType ? { responseContentType: contentType } : {}),
       ...(ok ? {} : { error: `http_${upstream.status}` }),
     });
@@ -145,6 +146,7 @@ export async function deliverResponse(
     usage,
     attempts: options.attempts,
     responseBytes: piped.bytes,
+    responseBody: piped.head,
     ...(contentType ? { responseContentType: contentType } : {}),
     ...(error ? { error } : {}),
   });
@@ -174,6 +176,7 @@ export function deliverCached(
     usage: { tokensIn: entry.tokensIn, tokensOut: entry.tokensOut },
     attempts: 0,
     responseBytes: entry.body.length,
+    responseBody: entry.body,
     ...(contentType ? { responseContentType: contentType } : {}),
   });
 }

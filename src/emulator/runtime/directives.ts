@@ -28,6 +28,10 @@ export interface Directives {
   metadata?: Record<string, MetadataValue>;
   customCost?: CustomCost;
   eventId?: string;
+  /** `cf-aig-byok-alias`: the stored provider key to use. */
+  byokAlias?: string;
+  /** `cf-aig-collect-log-payload: false` logs the request without its bodies. */
+  collectLogPayload?: boolean;
 }
 
 /** Reads a header by lowercase name. */
@@ -82,6 +86,19 @@ export function readDirectives(header: HeaderGetter, where = "request"): Directi
   }
   const collectLog = boolean("cf-aig-collect-log");
   if (collectLog !== undefined) directives.collectLog = collectLog;
+  const collectLogPayload = boolean("cf-aig-collect-log-payload");
+  if (collectLogPayload !== undefined) directives.collectLogPayload = collectLogPayload;
+  const byokAlias = header("cf-aig-byok-alias");
+  if (byokAlias !== undefined) {
+    if (!/^[A-Za-z0-9_-]{1,64}$/.test(byokAlias.trim())) {
+      throw invalid(
+        "cf-aig-byok-alias",
+        "an alias of letters, digits, - and _ (at most 64 characters)",
+        byokAlias,
+      );
+    }
+    directives.byokAlias = byokAlias.trim();
+  }
   const timeout = integer(
     "cf-aig-request-timeout",
     1,

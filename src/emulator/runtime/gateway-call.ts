@@ -28,8 +28,22 @@ export interface GatewayCall {
   readonly signal: AbortSignal;
   /** Whether this request is logged (gateway `collect_logs`, overridden by `cf-aig-collect-log`). */
   readonly collectLogs: boolean;
+  /**
+   * The caller authenticated with `Authorization: Bearer <gateway token>` (the compat endpoint's
+   * documented OpenAI SDK usage), so that header is not a provider key.
+   */
+  readonly gatewayTokenInAuthorization: boolean;
   /** The id of the next log record: the request id first, fresh ids after. */
   nextLogId(): string;
+}
+
+export interface OpenCallOptions {
+  /**
+   * Also accept the gateway token as `Authorization: Bearer <token>` when `cf-aig-authorization`
+   * is absent: Cloudflare's compat and dynamic-route examples authenticate the OpenAI SDK this
+   * way (`apiKey: <CF_AIG_TOKEN>`).
+   */
+  readonly acceptAuthorization?: boolean;
 }
 
 /**
@@ -41,9 +55,18 @@ export function openGatewayCall(
   request: IncomingMessage,
   response: ServerResponse,
   params: { account: string; gateway: string },
+  options: OpenCallOptions = {},
 ): GatewayCall {
   const token = headerValue(request, "cf-aig-authorization");
-  const authenticated = token !== undefined && tokenMatches(token, services.gatewayToken);
+  const authorization = headerValue(request, "authorization");
+  const gatewayTokenInAuthorization =
+    options.acceptAuthorization === true &&
+    token === undefined &&
+    authorization !== undefined &&
+    tokenMatches(authorization, services.gatewayToken);
+  const authenticated =
+    (token !== undefined && tokenMatches(token, services.gatewayToken)) ||
+    gatewayTokenInAuthorization;
   const gateway = findGateway(services, params, authenticated);
   if (gateway.settings.authentication && !authenticated) {
     throw new GatewayRequestError(401, gatewayErrorCodes.unauthorized, "Unauthorized");
@@ -76,6 +99,7 @@ export function openGatewayCall(
     startedAt: now,
     signal: controller.signal,
     collectLogs: directives.collectLog ?? gateway.settings.collect_logs,
+    gatewayTokenInAuthorization,
     nextLogId: () => (logCount++ === 0 ? requestId : services.generateId()),
   };
 }

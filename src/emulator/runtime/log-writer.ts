@@ -20,6 +20,8 @@ export interface ServingStep {
   readonly requestType: RequestType;
   readonly requestBytes: number;
   readonly requestContentType?: string;
+  /** The request as the client sent it for this step (a universal step's `query`), for the log. */
+  readonly requestBody?: Buffer;
 }
 
 /** What one logged step came to. */
@@ -33,6 +35,8 @@ export interface StepRecord {
   readonly responseBytes: number;
   readonly responseContentType?: string;
   readonly error?: string;
+  /** The response body the client got (a stream's first bytes), for the log. */
+  readonly responseBody?: Buffer;
 }
 
 /** The outcome of a delivered step, for callers that charge it elsewhere (rate nodes). */
@@ -67,6 +71,13 @@ export function recordStep(
     }
   }
   if (call.collectLogs) {
+    const bodies =
+      directives.collectLogPayload === false
+        ? undefined
+        : {
+            request: gateway.logs.bodies.keep(serving.requestBody, serving.requestContentType),
+            response: gateway.logs.bodies.keep(record.responseBody, record.responseContentType),
+          };
     const log: GatewayLogRecord = {
       id: record.logId,
       created_at: new Date(call.startedAt).toISOString(),
@@ -93,8 +104,15 @@ export function recordStep(
       gateway_id: gateway.id,
       attempts: record.attempts,
       ...(record.error === undefined ? {} : { error: record.error }),
+      ...(bodies?.request ? { request_head_complete: bodies.request.complete } : {}),
+      ...(bodies?.response ? { response_head_complete: bodies.response.complete } : {}),
     };
-    gateway.logs.add(log);
+    if (gateway.logs.add(log) && bodies && (bodies.request || bodies.response)) {
+      gateway.logs.bodies.set(log.id, {
+        ...(bodies.request ? { request: bodies.request } : {}),
+        ...(bodies.response ? { response: bodies.response } : {}),
+      });
+    }
   }
   return { success: record.success, cost };
 }

@@ -3,11 +3,14 @@
  * `/v1/{account}/{gateway}/{provider}/{path}`: the provider's own API through the gateway. The
  * request (method, headers minus `cf-aig-*` and hop-by-hop ones, body) goes to the provider's
  * upstream with the gateway's retries, cache and logs; the answer comes back unchanged. No
- * fallback: there is one provider.
+ * fallback: there is one provider. A key stored for the provider (BYOK) is injected when the
+ * caller sends none, or when `cf-aig-byok-alias` names one (see `credentials.ts`).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { headerValue, parseJson, readRequestBody } from "../http/io.ts";
 import { cachePolicyFor } from "./cache-policy.ts";
+import { applyCredential } from "./credentials.ts";
+import { rawHeaderPairs } from "./dynamic.ts";
 import { openGatewayCall } from "./gateway-call.ts";
 import type { ServingStep } from "./log-writer.ts";
 import { asksForStream, modelOf } from "./model-name.ts";
@@ -31,11 +34,9 @@ export async function handleProviderNative(
   const body = method === "GET" || method === "HEAD" ? undefined : await readRequestBody(request);
   const json = body && body.length > 0 ? parseJson(body) : { ok: false as const };
   const parsedBody = json.ok ? json.value : undefined;
-  const pairs: [string, string][] = [];
-  for (let index = 0; index + 1 < request.rawHeaders.length; index += 2) {
-    pairs.push([request.rawHeaders[index]!, request.rawHeaders[index + 1]!]);
-  }
   const directives = call.directives;
+  const headers = forwardedHeaders(rawHeaderPairs(request.rawHeaders));
+  applyCredential(call, headers, params.provider, directives.byokAlias);
   const settings = call.gateway.settings;
   const logPath = normaliseEndpoint(params.provider, endpoint);
   const cache = cachePolicyFor(call, directives, {
@@ -48,7 +49,7 @@ export async function handleProviderNative(
     provider: params.provider,
     model: modelOf(params.provider, logPath, parsedBody),
     endpoint: logPath,
-    request: { url, method, headers: forwardedHeaders(pairs), body },
+    request: { url, method, headers, body },
     streaming: asksForStream(logPath, parsedBody),
     timeoutMs: directives.requestTimeoutMs ?? services.defaultTimeoutMs,
     retry: resolveRetryPolicy(
@@ -73,9 +74,10 @@ export async function handleProviderNative(
     endpoint: target.endpoint,
     requestType: "provider",
     requestBytes: body?.length ?? 0,
+    ...(body ? { requestBody: body } : {}),
     ...(contentType ? { requestContentType: contentType } : {}),
   };
-  await serveOutcome(call, target, serving, await runStep(call, target));
+  await serveOutcome(call, target, serving, await runStep(call, target, { last: true }));
 }
 
 /** The raw (still percent-encoded) path after `/v1/{account}/{gateway}/{provider}/`, with query. */

@@ -30,6 +30,8 @@ export interface EmulatorServices {
   readonly shutdown: AbortSignal;
   /** Which upstream statuses are failures that retry and fall back (see `step-runner.ts`). */
   readonly failOn: "retryable" | "any-error";
+  /** Permissive mode: dynamic routes without Cloudflare's requirements (see `EmulatorOptions`). */
+  readonly lenient: boolean;
   /** The emulator's own base URL, e.g. `http://127.0.0.1:8787` (known once it listens). */
   readonly publicUrl: () => string;
   /** Called with unexpected errors (bugs); the client gets a 500 body, the server stays up. */

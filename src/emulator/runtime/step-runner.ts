@@ -5,12 +5,20 @@
  * status that does not trigger fallback, e.g. 400), a cache hit, or a failure after every attempt.
  *
  * What counts as a failure that is retried and then falls back (Cloudflare does not say; this is
- * the emulator's choice, documented in the README): a network error or reset, a timeout to first
+ * the emulator's choice, listed in docs/emulator.md): a network error or reset, a timeout to first
  * byte, HTTP 429 and HTTP 5xx. HTTP 401 and 403 also fall back, without retries: a wrong, revoked
  * or expired key is the one provider's problem and another provider can still answer, while
  * retrying the same key cannot help. Other 4xx (a malformed or too-long request) end the chain,
  * since every provider would refuse them. With `failOn: "any-error"` every non-2xx falls back.
- * 429 `Retry-After` is not honoured: the configured backoff applies.
+ *
+ * Budget conduct:
+ * - The final retry attempt of the last step waits without a timeout (Cloudflare: the final
+ *   attempt waits until the request completes); every other attempt, and a step without retries,
+ *   has the step's timeout to first byte.
+ * - A timed-out attempt is not retried on the same hung step when a later step can answer: the
+ *   chain falls back at once. On the last step it is retried (its final attempt has no timeout).
+ * - A 429 is retried no sooner than its `Retry-After`; when that wait is longer than the step's
+ *   timeout (its budget) the step gives up at once instead of waiting.
  */
 
 import { type GatewayErrorResponse, gatewayError, gatewayErrorCodes } from "../errors.ts";
@@ -23,6 +31,8 @@ import {
 } from "./attempt.ts";
 import type { GatewayCall } from "./gateway-call.ts";
 import { backoffDelay, type RetryPolicy } from "./retry.ts";
+import { retryAfterMs } from "./retry-after.ts";
+import type { StreamConverter } from "./stream-pipe.ts";
 
 /** How a step uses the cache; absent when caching is off for it. */
 export interface CachePolicy {
@@ -52,6 +62,15 @@ export interface StepTarget {
   readonly cache?: CachePolicy;
   /** Checks (and may convert) a buffered 2xx before it is accepted; compat uses it. */
   readonly checkBuffered?: (response: UpstreamResponse & { body: BufferedBody }) => BufferedCheck;
+  /** Converts a 2xx stream to another wire format (compat: OpenAI chunks). */
+  readonly streamConverter?: StreamConverter;
+  /** Rewrites a non-2xx upstream response before it reaches the client (compat: OpenAI errors). */
+  readonly toClientError?: (response: UpstreamResponse) => UpstreamResponse;
+}
+
+export interface RunStepOptions {
+  /** No later step can answer: timeouts are retried here and the final attempt has none. */
+  readonly last: boolean;
 }
 
 export type StepFailure =
@@ -77,7 +96,11 @@ function isCredentialStatus(status: number): boolean {
 }
 
 /** Runs a step: spend limits, cache, then up to `retry.maxAttempts` attempts. */
-export async function runStep(call: GatewayCall, target: StepTarget): Promise<StepOutcome> {
+export async function runStep(
+  call: GatewayCall,
+  target: StepTarget,
+  options: RunStepOptions,
+): Promise<StepOutcome> {
   const { services, gateway } = call;
   const spendLimits = gateway.settings.spend_limits;
   if (spendLimits?.enabled && spendLimits.rules.length > 0) {
@@ -100,22 +123,35 @@ export async function runStep(call: GatewayCall, target: StepTarget): Promise<St
     if (entry) return { kind: "cached", entry };
   }
   let failure: StepFailure | undefined;
-  for (let attempt = 1; attempt <= target.retry.maxAttempts; attempt++) {
+  let wait = 0;
+  const { maxAttempts } = target.retry;
+  for (let attempt = 1; attempt <= maxAttempts; attempt++) {
     if (attempt > 1) {
       discardFailure(failure);
-      await services.sleep(backoffDelay(target.retry, attempt - 1));
+      await services.sleep(Math.max(wait, backoffDelay(target.retry, attempt - 1)));
     }
     if (call.signal.aborted) break;
+    // Cloudflare: the final retry attempt waits until the request completes (a request without
+    // retries keeps its timeout, which is how it returns an error in time).
+    const final = options.last && maxAttempts > 1 && attempt === maxAttempts;
     const result = await attemptUpstream(target.request, {
       fetch: services.fetch,
-      timeoutMs: target.timeoutMs,
+      timeoutMs: final ? undefined : target.timeoutMs,
       signal: call.signal,
     });
+    wait = 0;
     if (result.kind === "network-error") failure = result;
-    else if (result.kind === "timeout") failure = result;
-    else if (isFailureStatus(result.status, services.failOn)) {
+    else if (result.kind === "timeout") {
+      failure = result;
+      if (!options.last) return { kind: "failed", failure, attempts: attempt };
+    } else if (isFailureStatus(result.status, services.failOn)) {
       failure = { kind: "response", response: result, error: `http_${result.status}` };
       if (isCredentialStatus(result.status)) return { kind: "failed", failure, attempts: attempt };
+      if (result.status === 429 && attempt < maxAttempts) {
+        const asked = retryAfterMs(result.headers, services.now()) ?? 0;
+        if (asked > target.timeoutMs) return { kind: "failed", failure, attempts: attempt };
+        wait = asked;
+      }
     } else if (result.body.kind === "buffered" && result.status < 300 && target.checkBuffered) {
       const checked = target.checkBuffered({ ...result, body: result.body });
       if (checked.ok) return { kind: "answered", response: checked.response, attempts: attempt };
@@ -127,7 +163,7 @@ export async function runStep(call: GatewayCall, target: StepTarget): Promise<St
   return {
     kind: "failed",
     failure: failure ?? { kind: "network-error", message: "request aborted" },
-    attempts: target.retry.maxAttempts,
+    attempts: maxAttempts,
   };
 }
 

@@ -19,7 +19,30 @@ export interface StreamConverter {
 
 export interface Piped {
   readonly bytes: number;
+  /** The first bytes sent to the client (at most `headBytes`), for the log. */
+  readonly head: Buffer;
   readonly error?: "stream_cut" | "client_closed";
+}
+
+/** How much of a stream is kept for the log. */
+const headBytes = 256 * 1024;
+
+/** Collects the first `headBytes` of what is written. */
+class Head {
+  readonly #chunks: Buffer[] = [];
+  #size = 0;
+
+  add(chunk: Uint8Array | string): void {
+    if (this.#size >= headBytes) return;
+    const buffer = typeof chunk === "string" ? Buffer.from(chunk) : Buffer.from(chunk);
+    const part = buffer.subarray(0, headBytes - this.#size);
+    this.#chunks.push(part);
+    this.#size += part.length;
+  }
+
+  bytes(): Buffer {
+    return Buffer.concat(this.#chunks);
+  }
 }
 
 /** Writes the stream through unchanged. */
@@ -38,6 +61,7 @@ export async function pipeRaw(
   })();
   const reader = raw.getReader();
   const response = call.response;
+  const head = new Head();
   let bytes = 0;
   let error: Piped["error"];
   try {
@@ -50,6 +74,7 @@ export async function pipeRaw(
         break;
       }
       bytes += next.value.length;
+      head.add(next.value);
       if (!response.write(next.value)) await waitForDrain(response);
     }
   } catch {
@@ -57,7 +82,7 @@ export async function pipeRaw(
   }
   await parsing;
   finish(call, error);
-  return error === undefined ? { bytes } : { bytes, error };
+  return error === undefined ? { bytes, head: head.bytes() } : { bytes, head: head.bytes(), error };
 }
 
 /** Writes the stream converted event by event (compat). */
@@ -68,6 +93,7 @@ export async function pipeConverted(
   converter: StreamConverter,
 ): Promise<Piped> {
   const response = call.response;
+  const head = new Head();
   let bytes = 0;
   let error: Piped["error"];
   try {
@@ -80,13 +106,14 @@ export async function pipeConverted(
       const text = converter.convert(usage.feed(event));
       if (text === "") continue;
       bytes += Buffer.byteLength(text);
+      head.add(text);
       if (!response.write(text)) await waitForDrain(response);
     }
   } catch {
     error = call.signal.aborted && response.destroyed ? "client_closed" : "stream_cut";
   }
   finish(call, error);
-  return error === undefined ? { bytes } : { bytes, error };
+  return error === undefined ? { bytes, head: head.bytes() } : { bytes, head: head.bytes(), error };
 }
 
 /** Ends the client response cleanly, or breaks the connection after an upstream cut. */

@@ -5,6 +5,8 @@
  * (see `retry.ts`) before the next step is tried; a step that fails (see `step-runner.ts`) is
  * logged and the next one runs. The first answer is passed through unchanged with `cf-aig-step`
  * set to its index; when every step fails, the last step's error is returned with the last index.
+ * A step with `provider: "compat"` is a unified-API request (`model: "provider/model"` or
+ * `"dynamic/<route>"`) answered in OpenAI's shape, as `ai-gateway-provider`'s `unified()` sends.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { z } from "zod";
@@ -12,13 +14,22 @@ import { GatewayRequestError } from "../errors.ts";
 import { headerValue, parseJson, readRequestBody } from "../http/io.ts";
 import type { UpstreamRequest } from "./attempt.ts";
 import { cachePolicyFor } from "./cache-policy.ts";
-import { deliverCached, deliverResponse } from "./deliver.ts";
-import { deliverFailure, recordFailure } from "./deliver-failure.ts";
-import { mergeDirectives, objectHeaderGetter, readDirectives } from "./directives.ts";
+import { type CompatRequest, parseCompatRequest, splitCompatModel } from "./compat-convert.ts";
+import { buildCompatTarget } from "./compat-target.ts";
+import { applyCredential } from "./credentials.ts";
+import { recordFailure } from "./deliver-failure.ts";
+import {
+  type Directives,
+  mergeDirectives,
+  objectHeaderGetter,
+  readDirectives,
+} from "./directives.ts";
+import { deliverRouteFailure, type RunRouteOptions, runDynamicRoute } from "./dynamic.ts";
 import { type GatewayCall, openGatewayCall } from "./gateway-call.ts";
 import type { ServingStep } from "./log-writer.ts";
 import { asksForStream, modelOf } from "./model-name.ts";
 import { resolveRetryPolicy } from "./retry.ts";
+import { serveAnswer, serveFailure } from "./serve-outcome.ts";
 import type { EmulatorServices } from "./services.ts";
 import { discardFailure, runStep, type StepTarget } from "./step-runner.ts";
 import { forwardedHeaders } from "./upstreams.ts";
@@ -56,6 +67,16 @@ const bodySchema = z.union([
 
 type UniversalStepInput = z.infer<typeof stepSchema>;
 
+/** One universal step, ready to run: a provider request, or a dynamic route (compat steps). */
+type StepPlan =
+  | { readonly kind: "target"; readonly target: StepTarget }
+  | {
+      readonly kind: "route";
+      readonly route: string;
+      readonly compat: CompatRequest;
+      readonly options: Omit<RunRouteOptions, "last" | "step">;
+    };
+
 /** Handles a universal request. Throws `GatewayRequestError` for refusals before forwarding. */
 export async function handleUniversal(
   services: EmulatorServices,
@@ -77,9 +98,26 @@ export async function handleUniversal(
       `Malformed universal request: ${z.prettifyError(parsed.error).replaceAll("\n", " ")}`,
     );
   }
-  const targets = parsed.data.map((step, index) => buildTarget(call, step, index));
+  const plans = parsed.data.map((step, index) => planStep(call, step, index));
   const contentType = headerValue(request, "content-type");
-  for (const [index, target] of targets.entries()) {
+  for (const [index, plan] of plans.entries()) {
+    const last = index === plans.length - 1;
+    if (plan.kind === "route") {
+      const outcome = await runDynamicRoute(call, plan.compat, plan.route, {
+        ...plan.options,
+        step: index,
+        last,
+      });
+      if (outcome.kind === "served") return;
+      if (last || call.signal.aborted) {
+        await deliverRouteFailure(call, outcome);
+        return;
+      }
+      recordFailure(call, outcome.serving, outcome.failure, outcome.attempts);
+      discardFailure(outcome.failure);
+      continue;
+    }
+    const { target } = plan;
     const serving: ServingStep = {
       step: index,
       provider: target.provider,
@@ -87,24 +125,16 @@ export async function handleUniversal(
       endpoint: target.endpoint,
       requestType: "universal",
       requestBytes: target.request.body?.length ?? 0,
+      ...(target.request.body ? { requestBody: target.request.body } : {}),
       ...(contentType ? { requestContentType: contentType } : {}),
     };
-    const outcome = await runStep(call, target);
-    if (outcome.kind === "cached") {
-      deliverCached(call, serving, outcome.entry);
+    const outcome = await runStep(call, target, { last });
+    if (outcome.kind !== "failed") {
+      await serveAnswer(call, target, serving, outcome);
       return;
     }
-    if (outcome.kind === "answered") {
-      await deliverResponse(call, serving, outcome.response, {
-        attempts: outcome.attempts,
-        streaming: target.streaming,
-        ...(target.cache ? { cache: target.cache } : {}),
-      });
-      return;
-    }
-    const isLast = index === targets.length - 1 || call.signal.aborted;
-    if (isLast) {
-      await deliverFailure(call, serving, outcome.failure, outcome.attempts);
+    if (last || call.signal.aborted) {
+      await serveFailure(call, target, serving, outcome.failure, outcome.attempts);
       return;
     }
     recordFailure(call, serving, outcome.failure, outcome.attempts);
@@ -112,15 +142,46 @@ export async function handleUniversal(
   }
 }
 
-function buildTarget(call: GatewayCall, step: UniversalStepInput, index: number): StepTarget {
-  const { services, gateway } = call;
+function planStep(call: GatewayCall, step: UniversalStepInput, index: number): StepPlan {
   const stepDirectives = readDirectives(objectHeaderGetter(step.headers), `step ${index}`);
   const directives = mergeDirectives(call.directives, stepDirectives);
+  if (step.provider !== "compat")
+    return { kind: "target", target: buildTarget(call, step, directives) };
+  // Cloudflare's unified API as a step (what ai-gateway-provider's unified() sends).
+  const endpoint = step.endpoint.replace(/^\/+/, "").replace(/^v1\//, "");
+  if (endpoint !== "chat/completions") {
+    throw GatewayRequestError.invalid(
+      `Step ${index} uses provider "compat", whose only endpoint is chat/completions; got "${step.endpoint.slice(0, 200)}".`,
+    );
+  }
+  const compat = parseCompatRequest(step.query);
+  const model = splitCompatModel(compat.model);
+  const callerHeaders = Object.entries(step.headers);
+  if (model.kind === "dynamic") {
+    return { kind: "route", route: model.route, compat, options: { directives, callerHeaders } };
+  }
+  const target = buildCompatTarget(call, compat, model.provider, model.model, {
+    directives,
+    callerHeaders,
+    credentials: "caller-or-stored",
+    ...(step.config?.requestTimeout === undefined ? {} : { timeoutMs: step.config.requestTimeout }),
+    ...(step.config?.maxAttempts === undefined ? {} : { maxAttempts: step.config.maxAttempts }),
+  });
+  return { kind: "target", target };
+}
+
+function buildTarget(
+  call: GatewayCall,
+  step: UniversalStepInput,
+  directives: Directives,
+): StepTarget {
+  const { services, gateway } = call;
   const endpoint = step.endpoint.replace(/^\/+/, "");
   const url = services.upstreams.url(step.provider, endpoint);
   const body = Buffer.from(JSON.stringify(step.query));
   const headers = forwardedHeaders(Object.entries(step.headers));
   headers["content-type"] ??= "application/json";
+  applyCredential(call, headers, step.provider, directives.byokAlias);
   const request: UpstreamRequest = { url, method: "POST", headers, body };
   const settings = gateway.settings;
   const cache = cachePolicyFor(call, directives, {

@@ -48,6 +48,8 @@ export const gatewayUpdateSchema = z.looseObject({
     .object({ enabled: z.boolean().optional(), rules: z.array(spendRuleSchema).max(20).optional() })
     .nullable()
     .optional(),
+  /** The Secrets Store holding the gateway's BYOK keys. */
+  store_id: z.string().min(1).max(64).nullable().optional(),
 });
 
 export const gatewayCreateSchema = gatewayUpdateSchema.extend({
@@ -76,6 +78,8 @@ export interface GatewaySettings extends Record<string, unknown> {
   retry_delay: number | null;
   retry_backoff: "constant" | "linear" | "exponential" | null;
   spend_limits: { enabled: boolean; rules: SpendRule[] } | null;
+  /** The Secrets Store holding the gateway's BYOK keys; null without BYOK. */
+  store_id: string | null;
   is_default: boolean;
 }
 
@@ -106,6 +110,7 @@ export function settingsFromBody(
       body.spend_limits == null
         ? null
         : { enabled: body.spend_limits.enabled ?? true, rules: body.spend_limits.rules ?? [] },
+    store_id: body.store_id ?? null,
     is_default: isDefault,
   };
 }
@@ -141,6 +146,7 @@ export function settingsFromConfig(gateway: GatewayConfig, time: string): Gatewa
     retry_delay: gateway.retries?.delayMs ?? null,
     retry_backoff: gateway.retries?.backoff ?? null,
     spend_limits: spendRules.length > 0 ? { enabled: true, rules: spendRules } : null,
+    store_id: null,
     is_default: false,
   };
 }

@@ -4,10 +4,18 @@
  * what the app sent), and how a provider's key goes in (through the provider adapter, so each
  * provider gets its own header: `authorization`, `x-api-key`, `x-goog-api-key`…).
  */
-import { getProvider, providerSlugs } from "../providers/index.ts";
+import { getProvider, providerSlugs } from "../../providers/index.ts";
 
 /** Header names that carry credentials in any provider's or the gateway's form. */
-export function secretHeaderNames(): Set<string> {
+export function secretHeaderNames(): ReadonlySet<string> {
+  // Derived from the provider registry alone, so it is worked out once per isolate.
+  secretNames ??= collectSecretHeaderNames();
+  return secretNames;
+}
+
+let secretNames: ReadonlySet<string> | undefined;
+
+function collectSecretHeaderNames(): Set<string> {
   const names = new Set([
     "authorization",
     "x-api-key",

@@ -1,0 +1,102 @@
+/**
+ * @module
+ * The proxy's read path: the record of each provider's current key (`current:{provider}`) and of
+ * each app token (`app:{id}`), written through to KV by the ledger. Reads never lead to a write.
+ *
+ * An isolate keeps what it read for {@link defaultEdgeCacheMs} (1 s) and reads each KV key at most
+ * once per call, concurrent calls sharing one read; busy isolates so make about one KV read per
+ * key per second instead of one per call. What this adds to a change's reach is small beside
+ * KV's own propagation (about 60 s to other locations), and an isolate that handled the admin
+ * call forgets the records it changed, so it reads them again at once.
+ */
+import type { KvNamespaceLike } from "./bindings.ts";
+import { type EdgeKeyRecord, isExpired, keyLayout, type StoredAppToken } from "./key-layout.ts";
+
+/** How long an isolate reuses an edge record it read. */
+export const defaultEdgeCacheMs = 1000;
+
+/** A key the proxy may use now, with the version it came from. */
+export interface UsableKey {
+  readonly key: string;
+  readonly version: string;
+}
+
+/** What one isolate read from one KV namespace (one location's view), and when. */
+export class EdgeCache {
+  readonly #maxAgeMs: number;
+  readonly #entries = new Map<string, { readonly text: string | null; readonly readAt: number }>();
+  readonly #reading = new Map<string, Promise<string | null>>();
+
+  constructor(maxAgeMs: number = defaultEdgeCacheMs) {
+    this.#maxAgeMs = maxAgeMs;
+  }
+
+  /** The text of `key`: kept if read less than the maximum age ago, else read (once) from KV. */
+  async read(kv: KvNamespaceLike, key: string, now: number): Promise<string | null> {
+    const kept = this.#entries.get(key);
+    if (kept !== undefined && now - kept.readAt < this.#maxAgeMs) return kept.text;
+    const reading = this.#reading.get(key);
+    if (reading !== undefined) return reading;
+    const read = kv.get(key, "text").then(
+      (text) => {
+        this.#entries.set(key, { text, readAt: now });
+        this.#reading.delete(key);
+        return text;
+      },
+      (error: unknown) => {
+        this.#reading.delete(key);
+        throw error;
+      },
+    );
+    this.#reading.set(key, read);
+    return read;
+  }
+
+  /** Drops what was kept for `key`: the next call reads KV. */
+  forget(key: string): void {
+    this.#entries.delete(key);
+  }
+}
+
+/** Reads the edge records through one KV namespace. */
+export class EdgeReader {
+  readonly #kv: KvNamespaceLike;
+  readonly #now: () => number;
+  readonly #cache: EdgeCache;
+
+  constructor(kv: KvNamespaceLike, now: () => number, cache: EdgeCache = new EdgeCache(0)) {
+    this.#kv = kv;
+    this.#now = now;
+    this.#cache = cache;
+  }
+
+  /** The key to inject for a provider; undefined when there is none or it has expired. */
+  async usableKey(provider: string): Promise<UsableKey | undefined> {
+    const record = await this.#json<EdgeKeyRecord>(keyLayout.current(provider));
+    if (record === undefined || typeof record.key !== "string" || record.key === "") {
+      return undefined;
+    }
+    if (isExpired(record, this.#now())) return undefined;
+    return { key: record.key, version: record.version };
+  }
+
+  /** An app's stored token record. */
+  app(id: string): Promise<StoredAppToken | undefined> {
+    return this.#json<StoredAppToken>(keyLayout.app(id));
+  }
+
+  /** Forgets kept records after this isolate changed them through the ledger. */
+  forget(...keys: readonly string[]): void {
+    for (const key of keys) this.#cache.forget(key);
+  }
+
+  async #json<Value>(key: string): Promise<Value | undefined> {
+    const text = await this.#cache.read(this.#kv, key, this.#now());
+    if (text === null) return undefined;
+    try {
+      return JSON.parse(text) as Value;
+    } catch {
+      return undefined;
+    }
+  }
+}

@@ -1,0 +1,60 @@
+/**
+ * @module
+ * The write-through target that keeps Workers KV (the proxy's edge read path) in line with the
+ * ledger: `current:{provider}` holds the one key the proxy may inject for a provider (deleted
+ * when there is none), `app:{id}` an app's token digest and limit (deleted when revoked). Every
+ * value is built from the ledger's truth; nothing here reads KV.
+ */
+import type { KvNamespaceLike } from "../bindings.ts";
+import { type EdgeKeyRecord, keyLayout } from "../key-layout.ts";
+import type { LedgerReader } from "./ledger-storage.ts";
+import type { LedgerChange, WriteThroughTarget } from "./write-through.ts";
+
+/** KV takes one write per second per key: a refused write is retried a second later. */
+const kvWriteIntervalMs = 1000;
+/** Cloudflare: a write reaches every location within about 60 s. */
+export const kvPropagationMs = 60_000;
+
+/** The KV target for the namespace bound as `KEYS`. */
+export function kvEdgeTarget(kv: KvNamespaceLike): WriteThroughTarget {
+  return {
+    name: "kv",
+    retryAfterMs: kvWriteIntervalMs,
+    propagationMs: kvPropagationMs,
+    entriesFor(change: LedgerChange): readonly string[] {
+      return change.kind === "provider-key"
+        ? [keyLayout.current(change.provider)]
+        : [keyLayout.app(change.id)];
+    },
+    async apply(entry: string, truth: LedgerReader): Promise<void> {
+      const value = await edgeValue(entry, truth);
+      if (value === null) await kv.delete(entry);
+      else await kv.put(entry, value);
+    },
+  };
+}
+
+/** The value an edge entry must hold now; null when it must not exist. */
+async function edgeValue(entry: string, truth: LedgerReader): Promise<string | null> {
+  const separator = entry.indexOf(":");
+  const kind = entry.slice(0, separator);
+  const name = entry.slice(separator + 1);
+  if (kind === "app") {
+    const app = await truth.app(name);
+    return app === undefined ? null : JSON.stringify(app);
+  }
+  if (kind !== "current") throw new Error(`unknown KV entry kind ${kind}`);
+  const pointer = await truth.pointer(name);
+  if (pointer?.current == null) return null;
+  const stored = await truth.version(name, pointer.current);
+  if (stored === undefined || stored.key === null || stored.metadata.revokedAt !== null) {
+    return null;
+  }
+  const record: EdgeKeyRecord = {
+    version: pointer.current,
+    key: stored.key,
+    expiresAt: stored.metadata.expiresAt,
+    switchedAt: pointer.switchedAt,
+  };
+  return JSON.stringify(record);
+}

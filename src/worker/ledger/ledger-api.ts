@@ -1,0 +1,100 @@
+/**
+ * @module
+ * The contract between the Worker and the `KeyLedger` Durable Object (RPC): what each call
+ * takes and answers. Answers carry metadata only, never a key. A refused operation is an answer
+ * (`ok: false` with the HTTP status, code and message the admin API returns), not a thrown error,
+ * because RPC keeps only an error's message.
+ */
+import type { StoredAppToken, StoredKeyMetadata } from "../key-layout.ts";
+
+/** One provider's pointer in the ledger. */
+export interface LedgerPointer {
+  /** The version the proxy injects; null after a forced revocation of the last key. */
+  readonly current: string | null;
+  /** The version that was current before; the target of a plain rollback. */
+  readonly previous: string | null;
+  /** Epoch ms of the last switch. */
+  readonly switchedAt: number;
+  /** Ledger revision of the last change to this provider. */
+  readonly revision: number;
+}
+
+/** Everything the ledger holds for one provider, keys left out. */
+export interface ProviderState {
+  readonly provider: string;
+  /** Null when no key was ever rotated in. */
+  readonly pointer: LedgerPointer | null;
+  /** Oldest first. */
+  readonly versions: readonly StoredKeyMetadata[];
+}
+
+/** How far a commit has reached the edge read path (KV). */
+export interface Propagation {
+  /** True when every KV record the commit changed was written before the answer. */
+  readonly written: boolean;
+  /** Epoch ms by which every location reads it (the write plus KV's propagation); null while pending. */
+  readonly visibleEverywhereBy: number | null;
+}
+
+/** Why the ledger refused an operation, as the admin API answers it. */
+export interface LedgerRefusal {
+  readonly status: number;
+  readonly code: string;
+  readonly message: string;
+}
+
+/** A committed change, or a refusal. */
+export type LedgerAnswer<Value> =
+  | {
+      readonly ok: true;
+      readonly value: Value;
+      /** The ledger revision this change committed as (increasing, never reused). */
+      readonly revision: number;
+      readonly propagation: Propagation;
+    }
+  | { readonly ok: false; readonly refusal: LedgerRefusal };
+
+/** What a rotation stores. */
+export interface RotateRequest {
+  readonly key: string;
+  /** Epoch ms when the provider stops accepting the key. */
+  readonly expiresAt: number | null;
+  readonly label: string;
+}
+
+/** A new app, its token already hashed by the Worker (the token never reaches the ledger). */
+export interface NewApp {
+  readonly id: string;
+  readonly name: string;
+  readonly rateLimit: StoredAppToken["rateLimit"];
+  readonly tokenSha256: string;
+}
+
+/** What a sweep removed for one provider. */
+export interface SweepResult {
+  readonly provider: string;
+  /** Versions deleted: retired or revoked longer ago than the history window. */
+  readonly removed: readonly string[];
+}
+
+/** The ledger's RPC methods. */
+export interface KeyLedgerApi {
+  rotate(
+    provider: string,
+    request: RotateRequest,
+  ): Promise<LedgerAnswer<{ readonly version: StoredKeyMetadata; readonly state: ProviderState }>>;
+  rollback(provider: string, toVersion: string | null): Promise<LedgerAnswer<ProviderState>>;
+  revoke(provider: string, version: string, force: boolean): Promise<LedgerAnswer<ProviderState>>;
+  provider(provider: string): Promise<ProviderState>;
+  /** Every provider that ever had a key, sorted by name. */
+  providers(): Promise<ProviderState[]>;
+  createApp(app: NewApp): Promise<LedgerAnswer<StoredAppToken>>;
+  /** Every app, oldest first. */
+  apps(): Promise<StoredAppToken[]>;
+  revokeApp(id: string): Promise<LedgerAnswer<StoredAppToken>>;
+  /** Deletes history older than `historySeconds` (by the ledger's clock). */
+  sweep(historySeconds: number): Promise<SweepResult[]>;
+}
+
+/** The name of the one ledger object. */
+export const ledgerName = "key-ledger";

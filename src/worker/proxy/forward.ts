@@ -1,0 +1,98 @@
+/**
+ * @module
+ * The last hop of the proxy: send the prepared request to the gateway and hand its answer back
+ * with the status and `cf-aig-*` headers intact, the body streaming, and every secret of the call
+ * scrubbed from headers and body. One Analytics Engine point is written when the body has been
+ * passed on (or failed, or the app stopped reading). An unreachable gateway is a 502, never a 500.
+ */
+import { WorkerError } from "../errors.ts";
+import type { HandlerContext } from "../handler-context.ts";
+import { type CallFacts, callPoint, writeCallPoint } from "./call-point.ts";
+import { SecretScrubber } from "./scrub.ts";
+
+/** A request ready to go upstream. */
+export interface ForwardRequest {
+  readonly target: string;
+  readonly init: RequestInit;
+  readonly facts: CallFacts;
+  /** Every secret the call carries: injected keys, the app token, the gateway token. */
+  readonly secrets: readonly (string | undefined)[];
+}
+
+/** Up to this much of a successful JSON answer is kept to read its usage. */
+const usageCopyBytes = 256 * 1024;
+/** An answer of known length up to this size (and not a stream of events) is scrubbed whole. */
+const wholeBodyBytes = 1024 * 1024;
+
+/** Forwards one request and streams the scrubbed answer back. */
+export async function forward(request: ForwardRequest, context: HandlerContext): Promise<Response> {
+  const started = context.now();
+  const config = context.settings.config;
+  // The point is built and written after the answer has gone, off the call's path.
+  const record = (outcome: Parameters<typeof callPoint>[1]) =>
+    context.execution.waitUntil(
+      Promise.resolve().then(() =>
+        writeCallPoint(context.events, callPoint(request.facts, outcome, config), context.logger),
+      ),
+    );
+  let upstream: Response;
+  try {
+    upstream = await context.fetch(request.target, { ...request.init, redirect: "manual" });
+  } catch {
+    record({
+      response: undefined,
+      latencyMs: context.now() - started,
+      errorCode: "gateway_unreachable",
+    });
+    throw new WorkerError({
+      status: 502,
+      code: "gateway_unreachable",
+      message: "The gateway could not be reached; check GATEWAY_URL and try again.",
+    });
+  }
+  const latencyMs = context.now() - started;
+  const scrubber = new SecretScrubber(request.secrets);
+  const headers = scrubber.headers(upstream.headers);
+  const init = { status: upstream.status, statusText: upstream.statusText, headers };
+  if (upstream.body === null) {
+    record({ response: upstream, latencyMs });
+    return new Response(null, init);
+  }
+  const type = upstream.headers.get("content-type") ?? "";
+  const readsUsage = upstream.ok && type.includes("application/json");
+  const length = Number(upstream.headers.get("content-length") ?? Number.NaN);
+  if (!type.includes("text/event-stream") && length >= 0 && length <= wholeBodyBytes) {
+    // A short answer of known length: read it whole, scrub it once, answer with its new length.
+    let bytes: Uint8Array;
+    try {
+      bytes = scrubber.bytes(new Uint8Array(await upstream.arrayBuffer()));
+    } catch {
+      record({ response: upstream, latencyMs, errorCode: "incomplete_body" });
+      throw new WorkerError({
+        status: 502,
+        code: "gateway_unreachable",
+        message: "The gateway's answer broke off; try again.",
+      });
+    }
+    record({ response: upstream, latencyMs, body: readsUsage ? bytes : null });
+    // fetch decoded a compressed answer, and the runtime encodes it again on the way out (with
+    // a length of its own); a plain one gets its true length.
+    if (headers.has("content-encoding")) headers.delete("content-length");
+    else headers.set("content-length", String(bytes.byteLength));
+    return new Response(bytes as Uint8Array<ArrayBuffer>, init);
+  }
+  // Scrubbing may change the body's length.
+  headers.delete("content-length");
+  const body = scrubber.stream(
+    upstream.body,
+    ({ copy, failed }) =>
+      record({
+        response: upstream,
+        latencyMs,
+        ...(failed && upstream.ok ? { errorCode: "incomplete_stream" } : {}),
+        body: readsUsage ? copy : null,
+      }),
+    readsUsage ? usageCopyBytes : 0,
+  );
+  return new Response(body, init);
+}

@@ -1,0 +1,115 @@
+/**
+ * `stepwise validate` also tells whether Cloudflare would run the config: a dynamic route on an
+ * unauthenticated or key-less gateway exits 1 naming the route and the fix; settings a dynamic
+ * route drops are warnings (exit 0), and `--json` gives every entry a severity.
+ */
+import { execFile } from "node:child_process";
+import path from "node:path";
+import { promisify } from "node:util";
+import { describe, expect, it } from "vitest";
+
+const repoRoot = path.resolve(import.meta.dirname, "../..");
+const run = promisify(execFile);
+
+async function stepwise(
+  ...args: string[]
+): Promise<{ code: number; stdout: string; stderr: string }> {
+  try {
+    const { stdout, stderr } = await run("node", ["bin/stepwise.js", ...args], {
+      cwd: repoRoot,
+      env: { ...process.env, NO_COLOR: "1" },
+    });
+    return { code: 0, stdout, stderr };
+  } catch (error) {
+    const failed = error as { code: number; stdout: string; stderr: string };
+    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
+  }
+}
+
+const undeployable = "test/__fixtures__/config/Pulumi.undeployable.yaml";
+
+interface Entry {
+  severity: string;
+  path: string;
+  message: string;
+  line?: number;
+}
+
+describe("stepwise validate: what Cloudflare would run", () => {
+  it("exits 1 for dynamic routes on an unauthenticated or key-less gateway, naming route and fix", async () => {
+    const { code, stderr } = await stepwise("validate", "--file", undeployable);
+    expect(code).toBe(1);
+    expect(stderr).toContain("it would not work on Cloudflare");
+    expect(stderr).toMatch(
+      /gateways\[0\]\.routes\.default \(line 9\): route "default" is deployed as the dynamic route dynamic\/default, but gateway "open" is not authenticated.*set gateways\[0\]\.authentication: true, or set dynamic: false on route "default"/,
+    );
+    expect(stderr).toMatch(
+      /gateways\[1\]\.routes\.default\.steps\[1\]\.provider \(line 15\): .*calls anthropic with the key stored in gateway "keyless" \(BYOK\), and there is none: add anthropic to gateways\[1\]\.byok\.providers/,
+    );
+    // openai has a stored key on `keyless`: no error for it.
+    expect(stderr).not.toMatch(/calls openai with the key stored in gateway "keyless"/);
+  });
+
+  it("lists errors and warnings with a severity in --json, keeping the issues shape", async () => {
+    const { code, stdout } = await stepwise("validate", "--file", undeployable, "--json");
+    expect(code).toBe(1);
+    const report = JSON.parse(stdout) as {
+      ok: boolean;
+      code: string;
+      issues: Entry[];
+      warnings: Entry[];
+    };
+    expect(report.ok).toBe(false);
+    expect(report.code).toBe("config_not_deployable");
+    expect(report.issues.map((issue) => [issue.severity, issue.path])).toEqual([
+      ["error", "gateways[0].routes.default"],
+      ["error", "gateways[0].routes.default.steps[0].provider"],
+      ["error", "gateways[1].routes.default.steps[1].provider"],
+    ]);
+    expect(report.warnings.map((warning) => [warning.severity, warning.path])).toEqual([
+      ["warning", "gateways[1].routes.default.steps[0].retryDelayMs"],
+      ["warning", "gateways[1].routes.default.steps[0].backoff"],
+    ]);
+    expect(report.warnings[0]!.message).toContain("dynamic/default cannot express");
+  });
+
+  it("marks schema problems as errors in --json too", async () => {
+    const { stdout } = await stepwise(
+      "validate",
+      "--file",
+      "test/__fixtures__/config/Pulumi.broken.yaml",
+      "--json",
+    );
+    const report = JSON.parse(stdout) as { issues: Entry[]; warnings: Entry[] };
+    expect(report.issues.length).toBeGreaterThan(0);
+    expect(report.issues.every((issue) => issue.severity === "error")).toBe(true);
+    expect(report.warnings).toEqual([]);
+  });
+
+  it("prints warnings after the summary and exits 0 when nothing is an error", async () => {
+    const file = "test/__fixtures__/config/Pulumi.warnings.yaml";
+    const { code, stdout, stderr } = await stepwise("validate", "--file", file);
+    expect(code).toBe(0);
+    expect(stdout).toContain("Pulumi.warnings.yaml is valid");
+    expect(stderr).toMatch(/2 warnings/);
+    expect(stderr).toMatch(
+      /⚠ gateways\[0\]\.routes\.default\.steps\[1\]\.cacheTtl \(line 13\): step 1 of route "default" sets cacheTtl: 0, which dynamic\/default cannot express/,
+    );
+    const json = await stepwise("validate", "--file", file, "--json");
+    expect(json.code).toBe(0);
+    const report = JSON.parse(json.stdout) as { ok: boolean; warnings: Entry[] };
+    expect(report.ok).toBe(true);
+    expect(report.warnings.map((warning) => [warning.severity, warning.path])).toEqual([
+      ["warning", "gateways[0].routes.default.deadlineMs"],
+      ["warning", "gateways[0].routes.default.steps[1].cacheTtl"],
+    ]);
+  });
+
+  it("passes the dev stack with no error and no warning", async () => {
+    const { code, stdout, stderr } = await stepwise("validate", "--stack", "dev");
+    expect(code).toBe(0);
+    expect(stdout).toMatch(/route summarise: .* \(universal only\)/);
+    expect(stdout).toMatch(/gateway chat-dynamic .*auth on/);
+    expect(stderr).toBe("");
+  });
+});

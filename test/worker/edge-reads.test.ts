@@ -1,0 +1,75 @@
+/// <reference types="@cloudflare/vitest-pool-workers/types" />
+/**
+ * What a proxied call costs at the edge: at most one KV read per KV key (the app's token record
+ * and one record per provider, however many steps name it), and no KV write at all; an isolate
+ * reuses what it read for a second, and reads again at once what it changed itself.
+ */
+import { describe, expect, it } from "vitest";
+import { accountId, createHarness } from "./harness.ts";
+
+describe("KV traffic of a proxied call", () => {
+  it("reads each key once at most and writes nothing", async () => {
+    const harness = createHarness();
+    await harness.rotate("openai", "sk-openai-reads-0000001");
+    await harness.rotate("anthropic", "sk-ant-reads-000000002");
+    const app = await harness.createApp();
+    await harness.advance(2_000);
+    const readsBefore = harness.kv.reads.length;
+    const writesBefore = harness.kv.attempts.length;
+    const step = (provider: string) => ({
+      provider,
+      endpoint: "chat/completions",
+      query: { model: "m", messages: [] },
+    });
+    const response = await harness.call("POST", `/v1/${accountId}/chat`, {
+      token: app.token,
+      body: [step("openai"), step("anthropic"), step("openai")],
+    });
+    expect(response.status).toBe(401);
+    const reads = harness.kv.reads.slice(readsBefore).map((read) => read.key);
+    expect(new Set(reads).size).toBe(reads.length);
+    // The app's record and one record per distinct provider.
+    expect(reads).toHaveLength(3);
+    expect(harness.kv.attempts.length).toBe(writesBefore);
+  });
+
+  it("an isolate reuses what it read for a second; concurrent calls share one read", async () => {
+    const harness = createHarness();
+    await harness.rotate("openai", "sk-openai-reads-0000001");
+    const app = await harness.createApp();
+    await harness.advance(2_000);
+    const call = () =>
+      harness.call("POST", `/v1/${accountId}/chat/openai/models`, { token: app.token, body: {} });
+    const before = harness.kv.reads.length;
+    await Promise.all([call(), call(), call()]);
+    expect(harness.kv.reads.length - before).toBe(2);
+    await harness.advance(999);
+    await call();
+    expect(harness.kv.reads.length - before).toBe(2);
+    await harness.advance(1);
+    await call();
+    expect(harness.kv.reads.length - before).toBe(4);
+  });
+
+  it("a rotation through this isolate is used by its next call; other locations wait for KV", async () => {
+    const harness = createHarness();
+    await harness.rotate("openai", "sk-openai-old-key-00001");
+    const app = await harness.createApp();
+    await harness.advance(61_000);
+    const sent = async (location: string) => {
+      await harness.at(location)("POST", `/v1/${accountId}/chat/openai/models`, {
+        token: app.token,
+        body: {},
+      });
+      return harness.gatewayCalls.at(-1)?.headers.authorization;
+    };
+    expect(await sent("edge-a")).toBe("Bearer sk-openai-old-key-00001");
+    expect(await sent("edge-b")).toBe("Bearer sk-openai-old-key-00001");
+    await harness.rotate("openai", "sk-openai-new-key-00002");
+    expect(await sent("edge-a")).toBe("Bearer sk-openai-new-key-00002");
+    await harness.advance(30_000);
+    expect(await sent("edge-b")).toBe("Bearer sk-openai-old-key-00001");
+    await harness.advance(30_000);
+    expect(await sent("edge-b")).toBe("Bearer sk-openai-new-key-00002");
+  });
+});
