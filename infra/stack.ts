@@ -12,7 +12,7 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { locateFindings, type StepwiseConfig, throwOnErrorFindings } from "../src/config/index.ts";
-import { findDeployProblems } from "../src/routes/index.ts";
+import { findConfigFindings } from "../src/routes/index.ts";
 import { Byok } from "./byok.ts";
 import { byokProviders, checkDeploySecrets, deploysWorker, type StackSecrets } from "./config.ts";
 import { Gateway } from "./gateway.ts";
@@ -76,7 +76,7 @@ export function buildStack(config: StepwiseConfig, options: BuildStackOptions = 
 
   // Preflight: everything below can fail without any resource having been created.
   const source = options.source ?? "stack config";
-  const warnings = throwOnErrorFindings(locateFindings(findDeployProblems(config)), source);
+  const warnings = throwOnErrorFindings(locateFindings(findConfigFindings(config)), source);
   for (const warning of warnings) pulumi.log.warn(`${warning.path}: ${warning.message}`);
   checkDeploySecrets(config, secrets, source);
   const worker = withWorker

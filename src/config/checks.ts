@@ -6,6 +6,7 @@
  * shape (the schema reports that).
  */
 import type { z } from "zod";
+import { findPolicyProblems } from "./policy-checks.ts";
 
 type Issue = { message: string; path: PropertyKey[] };
 type Loose = Record<string, unknown>;
@@ -33,6 +34,16 @@ export function findConfigProblems(input: unknown): Issue[] {
       });
     }
   });
+
+  for (const [model, priceValue] of Object.entries(asObject(config.models))) {
+    const replacement = asString(asObject(asObject(priceValue).retires).replacement);
+    if (replacement === model) {
+      issues.push({
+        path: ["models", model, "retires", "replacement"],
+        message: `${model} cannot replace itself: name the model that takes over from it, e.g. a newer version`,
+      });
+    }
+  }
 
   const seenGateways = new Map<string, number>();
   asArray(config.gateways).forEach((gatewayValue, gatewayIndex) => {
@@ -69,37 +80,51 @@ export function findConfigProblems(input: unknown): Issue[] {
     for (const [routeName, routeValue] of Object.entries(asObject(gateway.routes))) {
       const route = Array.isArray(routeValue) ? { steps: routeValue } : asObject(routeValue);
       const deadlineMs = asNumber(route.deadlineMs);
-      const stepsPath = ["gateways", gatewayIndex, "routes", routeName, "steps"];
-      const seenSteps = new Map<string, number>();
-      asArray(route.steps).forEach((stepValue, stepIndex) => {
-        const step = asObject(stepValue);
-        const provider = asString(step.provider);
-        const model = asString(step.model);
-        const timeoutMs = asNumber(step.timeoutMs);
-        if (provider === undefined) return;
-        const identity = `${provider}/${model}`;
-        const firstIndex = seenSteps.get(identity);
-        if (model !== undefined && firstIndex !== undefined) {
-          issues.push({
-            path: [...stepsPath, stepIndex, "model"],
-            message: `${identity} is already step ${firstIndex} of route "${routeName}"; a fallback to the same provider and model adds nothing, so remove it or give step ${firstIndex} retries`,
-          });
-        } else if (model !== undefined) {
-          seenSteps.set(identity, stepIndex);
-        }
-        if (!workerProviders.has(provider) && !byokProviders.has(provider)) {
-          issues.push({
-            path: [...stepsPath, stepIndex, "provider"],
-            message: `provider "${provider}" has no key: add it to keys.providers (the companion Worker holds it) or to gateways[${gatewayIndex}].byok.providers (the gateway holds it)`,
-          });
-        }
-        if (deadlineMs !== undefined && timeoutMs !== undefined && timeoutMs > deadlineMs) {
-          issues.push({
-            path: [...stepsPath, stepIndex, "timeoutMs"],
-            message: `timeoutMs ${timeoutMs} is longer than the route's deadlineMs ${deadlineMs}; lower the step timeout or raise the deadline`,
-          });
-        }
-      });
+      const routePath = ["gateways", gatewayIndex, "routes", routeName];
+      const chains: [string, unknown, PropertyKey[]][] = [
+        ["steps", route.steps, [...routePath, "steps"]],
+        ...Object.entries(asObject(route.chains)).map(
+          ([name, steps]): [string, unknown, PropertyKey[]] => [
+            `chain "${name}"`,
+            steps,
+            [...routePath, "chains", name],
+          ],
+        ),
+      ];
+      for (const [chainLabel, stepsValue, stepsPath] of chains) {
+        const where = chainLabel === "steps" ? "" : ` of ${chainLabel}`;
+        const seenSteps = new Map<string, number>();
+        asArray(stepsValue).forEach((stepValue, stepIndex) => {
+          const step = asObject(stepValue);
+          const provider = asString(step.provider);
+          const model = asString(step.model);
+          const timeoutMs = asNumber(step.timeoutMs);
+          if (provider === undefined) return;
+          const identity = `${provider}/${model}`;
+          const firstIndex = seenSteps.get(identity);
+          if (model !== undefined && firstIndex !== undefined) {
+            issues.push({
+              path: [...stepsPath, stepIndex, "model"],
+              message: `${identity} is already step ${firstIndex}${where} of route "${routeName}"; a fallback to the same provider and model adds nothing, so remove it or give step ${firstIndex} retries`,
+            });
+          } else if (model !== undefined) {
+            seenSteps.set(identity, stepIndex);
+          }
+          if (!workerProviders.has(provider) && !byokProviders.has(provider)) {
+            issues.push({
+              path: [...stepsPath, stepIndex, "provider"],
+              message: `provider "${provider}" has no key: add it to keys.providers (the companion Worker holds it) or to gateways[${gatewayIndex}].byok.providers (the gateway holds it)`,
+            });
+          }
+          if (deadlineMs !== undefined && timeoutMs !== undefined && timeoutMs > deadlineMs) {
+            issues.push({
+              path: [...stepsPath, stepIndex, "timeoutMs"],
+              message: `timeoutMs ${timeoutMs} is longer than the route's deadlineMs ${deadlineMs}; lower the step timeout or raise the deadline`,
+            });
+          }
+        });
+      }
+      issues.push(...findPolicyProblems(route, routeName, routePath));
     }
   });
   return issues;

@@ -33,4 +33,5 @@ export {
   readConfigText,
 } from "./load.ts";
 export { type ParseConfigOptions, parseConfig } from "./parse.ts";
+export * from "./policy-schema.ts";
 export * from "./schema.ts";

@@ -8,6 +8,7 @@
  */
 import { z } from "zod";
 import { checkConfig } from "./checks.ts";
+import { chainsSchema, policySchema } from "./policy-schema.ts";
 
 /** Provider slugs this schema accepts besides `custom-<slug>`. Kept in sync with the registry by a test. */
 export const builtInProviderSlugs = [
@@ -76,7 +77,12 @@ export const stepSchema = z.strictObject({
 });
 
 const routeObjectSchema = z.strictObject({
+  /** The route's chain; with a policy, the chain named `default` (what no rule claims). */
   steps: z.array(stepSchema).min(1, { error: "a route needs at least one step" }),
+  /** More chains a policy can pick, by name (see `policy-schema.ts`). */
+  chains: chainsSchema(stepSchema).optional(),
+  /** Ordered rules picking a chain per request from its metadata; first match wins. */
+  policy: policySchema.optional(),
   /** Overall deadline for a call on this route, in ms; each step's timeout must fit inside it. */
   deadlineMs: z.int().min(100).max(3_600_000).optional(),
   /**
@@ -88,7 +94,7 @@ const routeObjectSchema = z.strictObject({
   dynamic: z.boolean({ error: "dynamic is true or false" }).optional(),
 });
 
-/** A route is either a bare list of steps or `{ steps, deadlineMs }`. */
+/** A route is either a bare list of steps or `{ steps, chains, policy, deadlineMs, dynamic }`. */
 export const routeSchema = z.preprocess(
   (value) => (Array.isArray(value) ? { steps: value } : value),
   routeObjectSchema,
@@ -181,9 +187,36 @@ export const gatewaySchema = z.strictObject({
     }),
 });
 
+const modelKeySchema = z.string().regex(/^[a-z0-9-]+\/.+$/, {
+  error: 'model keys are "<provider>/<model>", e.g. openai/gpt-4o-mini',
+});
+
+/**
+ * The day a provider retires a model, `YYYY-MM-DD` (UTC). A date-time (what some YAML readers
+ * make of an unquoted date) is taken as its day.
+ */
+const retirementDateSchema = z.preprocess(
+  (value) => (value instanceof Date ? value.toISOString() : value),
+  z
+    .string({ error: 'retires.date is a day, e.g. "2026-07-14" (quote it)' })
+    .transform((text) => text.slice(0, 10))
+    .pipe(z.iso.date({ error: 'retires.date is a day, e.g. "2026-07-14" (quote it)' })),
+);
+
 const priceSchema = z.strictObject({
   input: z.number().min(0, { error: "price per million input tokens must be 0 or more" }),
   output: z.number().min(0, { error: "price per million output tokens must be 0 or more" }),
+  /**
+   * When the provider retires this model and what replaces it: `stepwise validate` warns about
+   * every step using it before the date and fails after it, naming the replacement.
+   */
+  retires: z
+    .strictObject({
+      date: retirementDateSchema,
+      /** The `provider/model` to use instead. */
+      replacement: modelKeySchema,
+    })
+    .optional(),
 });
 
 export const keySettingsSchema = z.strictObject({
@@ -231,12 +264,7 @@ export const configShapeSchema = z.strictObject({
       error: "accountId must be the 32 lowercase hex characters of your Cloudflare account id",
     }),
   gateways: z.array(gatewaySchema).min(1, { error: "declare at least one gateway" }),
-  models: z
-    .record(
-      z.string().regex(/^[a-z0-9-]+\/.+$/, { error: 'model price keys are "<provider>/<model>"' }),
-      priceSchema,
-    )
-    .default({}),
+  models: z.record(modelKeySchema, priceSchema).default({}),
   keys: keySettingsSchema.prefault({}),
   worker: workerSettingsSchema.prefault({}),
   /** Gateway token sent as `cf-aig-authorization` (Pulumi secret). */
@@ -260,4 +288,5 @@ export type StepConfig = z.infer<typeof stepSchema>;
 export type KeySettings = z.infer<typeof keySettingsSchema>;
 export type WorkerSettings = z.infer<typeof workerSettingsSchema>;
 export type ModelPrices = StepwiseConfig["models"];
+export type ModelRetirement = NonNullable<ModelPrices[string]["retires"]>;
 export type SpendLimitConfig = z.infer<typeof spendLimitSchema>;

@@ -7,6 +7,7 @@ import { setMaxListeners } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isKnownProvider, providerSlugs } from "../providers/index.ts";
+import { routeChains } from "../routes/index.ts";
 import { EmulatorError } from "./errors.ts";
 import { ResponseCache } from "./features/response-cache.ts";
 import { createIdGenerator } from "./ids.ts";
@@ -39,7 +40,9 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
   const now = options.now ?? (() => Date.now());
   const customSlugs = config.gateways.flatMap((gateway) =>
     Object.values(gateway.routes).flatMap((route) =>
-      route.steps.map((step) => step.provider).filter((slug) => slug.startsWith("custom-")),
+      routeChains(route).flatMap((chain) =>
+        chain.steps.map((step) => step.provider).filter((slug) => slug.startsWith("custom-")),
+      ),
     ),
   );
   const missing = [...new Set([...providerSlugs, ...customSlugs])].filter(

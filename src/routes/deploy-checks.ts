@@ -7,10 +7,12 @@
  * route would behave differently through the universal endpoint and through `dynamic/<route>`.
  */
 import type { ConfigFinding } from "../config/findings.ts";
+import { defaultChainName } from "../config/policy-schema.ts";
 import type { GatewayConfig, StepwiseConfig } from "../config/schema.ts";
 import { isDynamicRoute } from "./dynamic.ts";
 import { droppedDynamicSettings } from "./dynamic-settings.ts";
 import { dynamicModelName } from "./elements.ts";
+import { routeChains } from "./policy.ts";
 
 /** Every finding about the config's dynamic routes, errors and warnings. */
 export function findDeployProblems(config: StepwiseConfig): ConfigFinding[] {
@@ -32,16 +34,18 @@ function gatewayFindings(gateway: GatewayConfig, gatewayIndex: number): ConfigFi
         message: `route "${routeName}" is deployed as the dynamic route ${model}, but gateway "${gateway.id}" is not authenticated and Cloudflare runs dynamic routes only on authenticated gateways: set gateways[${gatewayIndex}].authentication: true, ${keepUniversal}`,
       });
     }
-    const missing = new Map<string, number>();
-    route.steps.forEach((step, index) => {
-      if (!stored.has(step.provider) && !missing.has(step.provider)) {
-        missing.set(step.provider, index);
-      }
-    });
-    for (const [provider, stepIndex] of missing) {
+    const missing = new Map<string, PropertyKey[]>();
+    for (const chain of routeChains(route)) {
+      chain.steps.forEach((step, index) => {
+        if (!stored.has(step.provider) && !missing.has(step.provider)) {
+          missing.set(step.provider, [...chainPath(routePath, chain.name), index]);
+        }
+      });
+    }
+    for (const [provider, stepPath] of missing) {
       findings.push({
         severity: "error",
-        path: [...routePath, "steps", stepIndex, "provider"],
+        path: [...stepPath, "provider"],
         message: `route "${routeName}" is deployed as the dynamic route ${model}, which calls ${provider} with the key stored in gateway "${gateway.id}" (BYOK), and there is none: add ${provider} to gateways[${gatewayIndex}].byok.providers (its key: pulumi config set --secret --path 'stepwise:byokKeys.${provider}' <key>), ${keepUniversal}`,
       });
     }
@@ -49,11 +53,15 @@ function gatewayFindings(gateway: GatewayConfig, gatewayIndex: number): ConfigFi
       const where =
         dropped.step === undefined
           ? [...routePath, dropped.setting]
-          : [...routePath, "steps", dropped.step, dropped.setting];
+          : [...chainPath(routePath, dropped.chain), dropped.step, dropped.setting];
+      const chainName =
+        dropped.chain === undefined || dropped.chain === defaultChainName
+          ? ""
+          : ` of chain "${dropped.chain}"`;
       const subject =
         dropped.step === undefined
           ? `route "${routeName}" sets ${dropped.setting}: ${JSON.stringify(dropped.value)}`
-          : `step ${dropped.step} of route "${routeName}" sets ${dropped.setting}: ${JSON.stringify(dropped.value)}`;
+          : `step ${dropped.step}${chainName} of route "${routeName}" sets ${dropped.setting}: ${JSON.stringify(dropped.value)}`;
       findings.push({
         severity: "warning",
         path: where,
@@ -62,4 +70,11 @@ function gatewayFindings(gateway: GatewayConfig, gatewayIndex: number): ConfigFi
     }
   }
   return findings;
+}
+
+/** The config path of a chain's steps: `…steps` for the default chain, `…chains.<name>` else. */
+function chainPath(routePath: readonly PropertyKey[], chain: string | undefined): PropertyKey[] {
+  return chain === undefined || chain === defaultChainName
+    ? [...routePath, "steps"]
+    : [...routePath, "chains", chain];
 }

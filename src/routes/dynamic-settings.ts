@@ -8,6 +8,7 @@
  */
 import type { RouteConfig, StepConfig } from "../config/schema.ts";
 import type { ModelElementProperties } from "./elements.ts";
+import { routeChains } from "./policy.ts";
 
 /** How one step setting is expressed in a model element. */
 export type StepSettingMapping =
@@ -74,7 +75,9 @@ export const routeSettingsDroppedInDynamicRoutes: Readonly<
 
 /** A step setting the compiler leaves out of a dynamic route. */
 export interface DroppedSetting {
-  /** The step's index, or undefined for a route-level setting. */
+  /** The step's chain (`default` for the route's steps); undefined for a route-level setting. */
+  readonly chain?: string;
+  /** The step's index in its chain, or undefined for a route-level setting. */
   readonly step: number | undefined;
   readonly setting: string;
   readonly value: unknown;
@@ -90,14 +93,16 @@ export function droppedDynamicSettings(route: RouteConfig): DroppedSetting[] {
       dropped.push({ step: undefined, setting, value, reason });
     }
   }
-  route.steps.forEach((step, index) => {
-    for (const [setting, value] of Object.entries(step)) {
-      const mapping = stepSettingsInDynamicRoutes[setting as keyof StepConfig];
-      if (value !== undefined && mapping?.kind === "dropped") {
-        dropped.push({ step: index, setting, value, reason: mapping.reason });
+  for (const chain of routeChains(route)) {
+    chain.steps.forEach((step, index) => {
+      for (const [setting, value] of Object.entries(step)) {
+        const mapping = stepSettingsInDynamicRoutes[setting as keyof StepConfig];
+        if (value !== undefined && mapping?.kind === "dropped") {
+          dropped.push({ chain: chain.name, step: index, setting, value, reason: mapping.reason });
+        }
       }
-    }
-  });
+    });
+  }
   return dropped;
 }
 

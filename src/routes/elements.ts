@@ -20,6 +20,17 @@ export interface ModelElementProperties {
   retries?: number;
 }
 
+/** A rate element's properties (a budget), in the SDK's spelling. */
+export interface RateElementProperties {
+  /** The request field budgets are counted per, e.g. `metadata.user_id`. */
+  key: string;
+  /** Requests (`count`) or USD (`cost`) per window. */
+  limit: number;
+  limitType: "count" | "cost";
+  /** The window in seconds. */
+  window: number;
+}
+
 export interface RouteElement {
   id: string;
   type: ElementType;

@@ -1,8 +1,7 @@
 /**
  * @module
  * `RouteGraphBuilder`: assembles a dynamic-routing element graph from pieces — fallback chains of
- * model elements today; conditional, percentage and rate elements that lead into chains when a
- * route needs them. Every graph has one `start` and one shared `end`; element ids are derived from
+ * model elements, and the conditional, percentage and rate elements a policy leads into them with. Every graph has one `start` and one shared `end`; element ids are derived from
  * positions and names only, so compiling the same route twice gives byte-identical graphs (and
  * never replaces a deployed route).
  */
@@ -12,6 +11,7 @@ import {
   type ElementOutput,
   endElementId,
   modelElementId,
+  type RateElementProperties,
   type RouteElement,
   startElementId,
 } from "./elements.ts";
@@ -62,6 +62,40 @@ export class RouteGraphBuilder {
       });
     });
     return ids[0]!;
+  }
+
+  /** A conditional element: `conditions` true → `whenTrue`, else → `whenFalse`. */
+  conditional(
+    id: string,
+    conditions: Record<string, unknown>,
+    whenTrue: string,
+    whenFalse: string,
+  ): string {
+    return this.add({
+      id,
+      type: "conditional",
+      properties: { conditions },
+      outputs: { true: output(whenTrue), false: output(whenFalse) },
+    });
+  }
+
+  /** A rate (budget) element: within the limit → `success`, over it → `fallback`. */
+  rate(id: string, properties: RateElementProperties, success: string, fallback: string): string {
+    return this.add({
+      id,
+      type: "rate",
+      properties: { ...properties },
+      outputs: { success: output(success), fallback: output(fallback) },
+    });
+  }
+
+  /** A percentage element: `[["10%", target], …, ["else", target]]`, in that order. */
+  percentage(id: string, outputs: readonly (readonly [string, string])[]): string {
+    return this.add({
+      id,
+      type: "percentage",
+      outputs: Object.fromEntries(outputs.map(([port, target]) => [port, output(target)])),
+    });
   }
 
   /** The graph: `start` → `entry`, every added element in order, then `end`. */

@@ -2,8 +2,10 @@
  * @module
  * Well-formedness of a dynamic-routing element graph: exactly one start, outputs that point at
  * existing elements, every element reachable from the start, and every path ending at an end
- * (no cycles, no dead ends). Used on compiled routes and on graphs read back from the API.
+ * (no cycles, no dead ends), and the properties each element type needs (`element-checks.ts`).
+ * Used on compiled routes and on graphs read back from the API.
  */
+import { findElementProblems } from "./element-checks.ts";
 import type { RouteElement } from "./elements.ts";
 
 /** The outputs each element type must have. `rate` and `model` may omit `fallback`. */
@@ -38,6 +40,8 @@ export function findGraphProblems(elements: readonly RouteElement[]): string[] {
     }
     if (element.type === "percentage" && Object.keys(element.outputs).length === 0) {
       problems.push(`percentage element "${element.id}" has no outputs`);
+    } else {
+      problems.push(...findElementProblems(element));
     }
     for (const [port, output] of Object.entries(element.outputs)) {
       if (!elements.some((candidate) => candidate.id === output.elementId)) {

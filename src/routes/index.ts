@@ -1,9 +1,13 @@
 /**
  * @module
- * Route compilers, all pure: route → universal request, route → dynamic-routing element graph
- * (with what it cannot express), graph well-formedness, whether a config's dynamic routes would
- * run on Cloudflare, and the way back from a response to the step that served it.
+ * Route compilers and the routing policy, all pure: route → universal request, route (with its
+ * policy) → dynamic-routing element graph (with what it cannot express), the policy evaluated for
+ * one request's metadata, graph well-formedness, what a config's findings are (routes Cloudflare
+ * would not run, retiring models), and the way back from a response to the step that served it.
  */
+export { BudgetLedger, type BudgetLedgerOptions } from "./budget-ledger.ts";
+export { type ComplexityTier, complexityTier } from "./complexity.ts";
+export { type ConfigFindingOptions, findConfigFindings } from "./config-findings.ts";
 export { findDeployProblems } from "./deploy-checks.ts";
 export { compileDynamicRoute, isDynamicRoute } from "./dynamic.ts";
 export {
@@ -21,11 +25,32 @@ export {
   endElementId,
   type ModelElementProperties,
   modelElementId,
+  type RateElementProperties,
   type RouteElement,
   startElementId,
 } from "./elements.ts";
 export { fallbackChain, findGraphProblems } from "./graph.ts";
 export { type ChainOptions, RouteGraphBuilder } from "./graph-builder.ts";
+export { findModelRetirements } from "./model-retirement.ts";
+export {
+  type BudgetCharge,
+  budgetKey,
+  chainSteps,
+  choosePolicyChain,
+  type NamedChain,
+  type PolicyDecision,
+  type PolicyInput,
+  pickSplit,
+  routeChains,
+  splitEntries,
+} from "./policy.ts";
+export { chainEntryId, compilePolicyRoute, ruleElementIds } from "./policy-compile.ts";
+export {
+  matchesWhen,
+  type RequestMetadata,
+  whenConditions,
+  whenKeys,
+} from "./policy-conditions.ts";
 export {
   resolveServedStep,
   type ServedStep,

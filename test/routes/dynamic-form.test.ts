@@ -43,9 +43,21 @@ describe("dynamic-route form of a route", () => {
     });
     expect(droppedDynamicSettings({ steps: [step], deadlineMs: 9000 })).toEqual([
       { step: undefined, setting: "deadlineMs", value: 9000, reason: expect.any(String) },
-      { step: 0, setting: "retryDelayMs", value: 250, reason: expect.any(String) },
-      { step: 0, setting: "backoff", value: "exponential", reason: expect.any(String) },
-      { step: 0, setting: "cacheTtl", value: 0, reason: expect.any(String) },
+      {
+        chain: "default",
+        step: 0,
+        setting: "retryDelayMs",
+        value: 250,
+        reason: expect.any(String),
+      },
+      {
+        chain: "default",
+        step: 0,
+        setting: "backoff",
+        value: "exponential",
+        reason: expect.any(String),
+      },
+      { chain: "default", step: 0, setting: "cacheTtl", value: 0, reason: expect.any(String) },
     ]);
   });
 

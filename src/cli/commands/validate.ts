@@ -32,8 +32,8 @@ export function validateCommand(): Command {
         const { formatFindingLines, locateFindings, throwOnErrorFindings } = await import(
           "../../config/index.ts"
         );
-        const { findDeployProblems } = await import("../../routes/index.ts");
-        const findings = locateFindings(findDeployProblems(config), locate);
+        const { findConfigFindings } = await import("../../routes/index.ts");
+        const findings = locateFindings(findConfigFindings(config), locate);
         const warnings = findings.filter((finding) => finding.severity === "warning");
         if (!options.json) throwOnErrorFindings(findings, source);
         if (options.json && findings.some((finding) => finding.severity === "error")) {
