@@ -62,4 +62,76 @@ describe("findGraphProblems", () => {
     expect(problems).toContain('element "a" (conditional) has no "false" output');
     expect(problems).toContain('element "x" has unknown type "teleport"');
   });
+
+  it("finds what each element type needs in its properties and ports (aig-spec §6)", () => {
+    const to = (elementId: string) => ({ elementId });
+    const problems = findGraphProblems([
+      start("rate"),
+      {
+        id: "rate",
+        type: "rate",
+        properties: { limit: -1, limitType: "tokens" },
+        outputs: { success: to("split"), fallback: to("cond") },
+      },
+      {
+        id: "split",
+        type: "percentage",
+        outputs: { "60%": to("a"), "30%": to("a"), half: to("a") },
+      },
+      {
+        id: "cond",
+        type: "conditional",
+        properties: { conditions: "{not json" },
+        outputs: { true: to("a"), false: to("nameless") },
+      },
+      {
+        id: "nameless",
+        type: "model",
+        properties: { model: "x" },
+        outputs: { success: to("end") },
+      },
+      model("a", "end"),
+      end,
+    ]);
+    expect(problems).toEqual([
+      'element "rate" (rate) needs a key, e.g. "metadata.user_id"',
+      'element "rate" (rate) needs a limit of 0 or more',
+      'element "rate" (rate) needs a window in seconds above 0',
+      'element "rate" (rate) needs limitType "count" or "cost"',
+      'element "split" (percentage) has output "half": outputs are percentages such as "10%", or else',
+      'element "split" (percentage) sends only 90 % of requests: add an else output for the rest, or make the percentages add up to 100',
+      'element "cond" (conditional) has conditions that are not valid JSON',
+      'element "nameless" (model) needs a provider and a model',
+    ]);
+  });
+
+  it("takes up to five percentages with an else, and the docs' rate_limit spelling", () => {
+    const to = (elementId: string) => ({ elementId });
+    const shares = ["1%", "2%", "3%", "4%", "5%"];
+    const valid = [
+      start("limit"),
+      {
+        id: "limit",
+        type: "rate_limit",
+        properties: { key: "metadata.user", limit: 10, limitType: "count", interval: 60 },
+        outputs: { success: to("split") },
+      },
+      {
+        id: "split",
+        type: "percentage",
+        outputs: { ...Object.fromEntries(shares.map((share) => [share, to("a")])), else: to("a") },
+      },
+      model("a", "end"),
+      end,
+    ] as RouteElement[];
+    expect(findGraphProblems(valid)).toEqual([]);
+    const six = valid.map((element) =>
+      element.id === "split"
+        ? { ...element, outputs: { ...element.outputs, "6%": to("a") } }
+        : element,
+    );
+    expect(findGraphProblems(six)).toEqual([
+      'element "split" (percentage) has 6 percentage outputs; at most 5 (plus else)',
+    ]);
+  });
 });
