@@ -228,6 +228,80 @@ describe("dynamic routes", () => {
     expect(providers).toEqual(["200 anthropic", "200 openai", "200 anthropic"]);
   });
 
+  it("charges a cost budget with the answer's cost, whatever format the provider answers in", async () => {
+    const { emulator: started, clock } = await emulatorWith({ config });
+    emulator = started;
+    const client = new Cloudflare({ apiToken: "test", baseURL: emulator.restUrl, maxRetries: 0 });
+    await client.aiGateway.dynamicRouting.create("chat", {
+      account_id: accountId,
+      name: "budgeted",
+      elements: [
+        start("budget"),
+        {
+          id: "budget",
+          type: "rate",
+          properties: { key: "metadata.team", limit: 0.0001, limitType: "cost", window: 60 },
+          outputs: { success: { elementId: "premium" }, fallback: { elementId: "basic" } },
+        },
+        model("premium", "anthropic", "claude-sonnet-4-5"),
+        model("basic", "openai", "gpt-4o-mini"),
+        end,
+      ],
+    });
+    const served: string[] = [];
+    for (let call = 0; call < 4; call++) {
+      const response = await ask("dynamic/budgeted", { "cf-aig-metadata": '{"team":"ml"}' });
+      served.push(String(response.headers.get("cf-aig-provider")));
+      await response.text();
+    }
+    // A Claude answer of the mock's size costs more than the budget: one call spends it.
+    const premium = emulator.logs("chat")[0]!;
+    expect(premium).toMatchObject({ provider: "anthropic", success: true });
+    expect(premium.tokens_out).toBeGreaterThan(0);
+    expect(premium.cost).toBeGreaterThan(0.0001);
+    expect(served).toEqual(["anthropic", "openai", "openai", "openai"]);
+    // The window slides: a minute later the budget is free again.
+    clock.advance(60_000);
+    const later = await ask("dynamic/budgeted", { "cf-aig-metadata": '{"team":"ml"}' });
+    expect(later.headers.get("cf-aig-provider")).toBe("anthropic");
+    await later.text();
+  });
+
+  it.each([
+    [{ "60%": "a", "50%": "b" }, "sends 110 % of requests; at most 100 %"],
+    [{ "30%": "a" }, "sends only 30 % of requests: add an else output"],
+    [{ "1%": "a", "2%": "a", "3%": "a", "4%": "a", "5%": "a", "6%": "a", else: "b" }, "at most 5"],
+  ])("refuses a percentage element Cloudflare would not run: %j", async (ports, problem) => {
+    const { emulator: started } = await emulatorWith({ config });
+    emulator = started;
+    const response = await fetch(
+      `${emulator.restUrl}/accounts/${accountId}/ai-gateway/gateways/chat/routes`,
+      {
+        method: "POST",
+        headers: { authorization: "Bearer test", "content-type": "application/json" },
+        body: JSON.stringify({
+          name: "split",
+          elements: [
+            start("split"),
+            {
+              id: "split",
+              type: "percentage",
+              outputs: Object.fromEntries(
+                Object.entries(ports).map(([port, target]) => [port, { elementId: target }]),
+              ),
+            },
+            model("a", "openai", "gpt-4o-mini"),
+            model("b", "groq", "llama-3.1-8b-instant"),
+            end,
+          ],
+        }),
+      },
+    );
+    expect(response.status).toBe(400);
+    const body = (await response.json()) as { errors: { message: string }[] };
+    expect(body.errors.map((error) => error.message).join("\n")).toContain(problem);
+  });
+
   it("refuses a route whose graph is not well formed, naming the problem", async () => {
     const { emulator: started } = await emulatorWith({ config });
     emulator = started;

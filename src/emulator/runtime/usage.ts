@@ -18,15 +18,24 @@ export interface ResponseUsage {
   tokensOut: number | null;
 }
 
-/** Tokens from a whole response body; nulls when the body is not the provider's answer. */
+/**
+ * Tokens from a whole response body as the client gets it: the provider's answer, or (compat and
+ * dynamic-route calls to a provider with its own format) that answer converted to OpenAI's shape.
+ * Nulls when the body is neither.
+ */
 export function usageFromBody(provider: string, model: string, body: Buffer): ResponseUsage {
   if (!isKnownProvider(provider)) return { tokensIn: null, tokensOut: null };
-  try {
-    const result = getProvider(provider).parseResponse(body.toString("utf8"), model);
-    return { tokensIn: result.usage.tokensIn, tokensOut: result.usage.tokensOut };
-  } catch {
-    return { tokensIn: null, tokensOut: null };
+  const text = body.toString("utf8");
+  const adapters = [...new Set([getProvider(provider), getProvider("openai")])];
+  for (const adapter of adapters) {
+    try {
+      const result = adapter.parseResponse(text, model);
+      return { tokensIn: result.usage.tokensIn, tokensOut: result.usage.tokensOut };
+    } catch {
+      // Not this shape; a converted compat answer is OpenAI's.
+    }
   }
+  return { tokensIn: null, tokensOut: null };
 }
 
 /** Collects usage (and whether the end marker came) from a stream's deltas. */
