@@ -5,8 +5,9 @@
  *
  * The spellings differ in two places: a model element's `provider` is
  * `aiGatewayDynamicRoutingProvider` in Pulumi, and a conditional's `conditions` is a JSON string.
- * Anything the Pulumi schema cannot express (e.g. percentage ports such as `"10%"`) is rejected
- * here, loudly, rather than dropped from the deployed route.
+ * Anything the Pulumi schema cannot express (percentage ports such as `"10%"`) is rejected here,
+ * loudly, rather than dropped from the deployed route; `expressibleInPulumi` tells beforehand, and
+ * such graphs are deployed by `VersionedDynamicRoute` (`versioned-route.ts`) instead.
  */
 import { createHash } from "node:crypto";
 import type * as cloudflare from "@pulumi/cloudflare";
@@ -85,6 +86,19 @@ function toPulumiProperties(element: RouteElement): PulumiProperties {
       name === "conditions" && typeof value !== "string" ? JSON.stringify(value) : value;
   }
   return properties as PulumiProperties;
+}
+
+/**
+ * Whether `cloudflare.AiGatewayDynamicRouting` can hold these elements: every output port and
+ * property has a field in its schema. A percentage element's ports (`"10%"`, `else`) do not.
+ */
+export function expressibleInPulumi(elements: readonly RouteElement[]): boolean {
+  return elements.every(
+    (element) =>
+      Object.keys(element.outputs).every((port) =>
+        (portNames as readonly string[]).includes(port),
+      ) && Object.keys(element.properties ?? {}).every((name) => name in propertyNames),
+  );
 }
 
 /**

@@ -3,17 +3,25 @@
  * `Gateway`: one AI Gateway with every setting of its config (cache, rate limit, logs, retries,
  * authentication, spend limits, the Secrets Store for BYOK), a BYOK provider config per stored
  * key, and one dynamic route per config route deployed as one (`dynamic` is not false), compiled
- * by `compileDynamicRoute` so the deployed fallback order is the route's order. Universal-only
- * routes deploy nothing: the client sends their steps.
+ * by `compileDynamicRoute` so the deployed policy and fallback order are the config's. A route
+ * with a percentage split is a `VersionedDynamicRoute` (`versioned-route.ts`), since
+ * `AiGatewayDynamicRouting` has no field for split outputs. Universal-only routes deploy nothing:
+ * the client sends their steps.
  */
 import * as cloudflare from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
 import type { GatewayConfig } from "../src/config/index.ts";
 import { compileDynamicRoute, dynamicModelName, isDynamicRoute } from "../src/routes/index.ts";
-import { routeGraphHash, toPulumiElements } from "./dynamic-route.ts";
+import {
+  canonicalJson,
+  expressibleInPulumi,
+  routeGraphHash,
+  toPulumiElements,
+} from "./dynamic-route.ts";
 import { gatewaySettings, ignoredGatewayFields } from "./gateway-settings.ts";
 import { ByokProviderConfig } from "./provider-config.ts";
 import { gatewayUrls } from "./urls.ts";
+import { VersionedDynamicRoute } from "./versioned-route.ts";
 
 export interface GatewayArgs {
   /** Cloudflare account id (32 hex characters). Required. */
@@ -25,6 +33,8 @@ export interface GatewayArgs {
   readonly gateway: GatewayConfig;
   /** This gateway's stored keys (BYOK). Default: none (keys come from the Worker). */
   readonly byok?: GatewayByokArgs;
+  /** API token for routes deployed through the API (splits). Default: `$CLOUDFLARE_API_TOKEN`. */
+  readonly apiToken?: pulumi.Input<string>;
 }
 
 export interface GatewayByokArgs {
@@ -47,8 +57,13 @@ export interface RouteOutputs {
 export class Gateway extends pulumi.ComponentResource {
   /** The `cloudflare.AiGateway` resource. */
   readonly gateway: cloudflare.AiGateway;
-  /** One `cloudflare.AiGatewayDynamicRouting` per dynamic route, by route name. */
-  readonly routes: Readonly<Record<string, cloudflare.AiGatewayDynamicRouting>>;
+  /**
+   * One resource per dynamic route, by route name: `cloudflare.AiGatewayDynamicRouting`, or a
+   * `VersionedDynamicRoute` for a graph with a percentage split (which the former cannot hold).
+   */
+  readonly routes: Readonly<
+    Record<string, cloudflare.AiGatewayDynamicRouting | VersionedDynamicRoute>
+  >;
   /** One BYOK provider config per stored key, by provider. */
   readonly providerConfigs: Readonly<Record<string, ByokProviderConfig>>;
   /** `https://gateway.ai.cloudflare.com/v1/{account}/{gateway}`: the universal endpoint. */
@@ -89,11 +104,27 @@ export class Gateway extends pulumi.ComponentResource {
     }
     this.providerConfigs = providerConfigs;
 
-    const routes: Record<string, cloudflare.AiGatewayDynamicRouting> = {};
+    const routes: Record<string, cloudflare.AiGatewayDynamicRouting | VersionedDynamicRoute> = {};
     const routeOutputs: Record<string, RouteOutputs> = {};
     for (const [routeName, route] of Object.entries(config.routes)) {
       if (!isDynamicRoute(route)) continue;
       const elements = compileDynamicRoute(route);
+      if (!expressibleInPulumi(elements)) {
+        // A split: AiGatewayDynamicRouting has no field for percentage outputs.
+        routes[routeName] = new VersionedDynamicRoute(
+          `${name}-route-${routeName}`,
+          {
+            accountId: args.accountId,
+            gatewayId: this.gateway.aiGatewayId,
+            name: routeName,
+            elementsJson: canonicalJson(elements),
+            ...(args.apiToken === undefined ? {} : { apiToken: args.apiToken }),
+          },
+          { parent: this, dependsOn: Object.values(providerConfigs) },
+        );
+        routeOutputs[routeName] = { id: routes[routeName].id, model: dynamicModelName(routeName) };
+        continue;
+      }
       const routeArgs: cloudflare.AiGatewayDynamicRoutingArgs = {
         accountId: args.accountId,
         // The gateway's output, not the config string: the route waits for its gateway.

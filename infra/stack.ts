@@ -111,6 +111,9 @@ export function buildStack(config: StepwiseConfig, options: BuildStackOptions = 
       {
         accountId: config.accountId,
         gateway,
+        ...(secrets.cloudflareApiToken === undefined
+          ? {}
+          : { apiToken: secrets.cloudflareApiToken }),
         byok:
           gateway.byok && byok
             ? {

@@ -7,12 +7,11 @@
  * route would behave differently through the universal endpoint and through `dynamic/<route>`.
  */
 import type { ConfigFinding } from "../config/findings.ts";
-import { defaultChainName } from "../config/policy-schema.ts";
 import type { GatewayConfig, StepwiseConfig } from "../config/schema.ts";
 import { isDynamicRoute } from "./dynamic.ts";
 import { droppedDynamicSettings } from "./dynamic-settings.ts";
 import { dynamicModelName } from "./elements.ts";
-import { routeChains } from "./policy.ts";
+import { defaultChainName, routeChains } from "./policy.ts";
 
 /** Every finding about the config's dynamic routes, errors and warnings. */
 export function findDeployProblems(config: StepwiseConfig): ConfigFinding[] {

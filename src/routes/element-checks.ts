@@ -73,7 +73,9 @@ function percentageProblems(element: RouteElement, named: string): string[] {
     const match = /^(\d+(?:\.\d+)?)%$/.exec(port);
     const share = match ? Number(match[1]) : Number.NaN;
     if (!(share > 0 && share <= 100)) {
-      problems.push(`${named} has output "${port}": outputs are percentages such as "10%", or else`);
+      problems.push(
+        `${named} has output "${port}": outputs are percentages such as "10%", or else`,
+      );
       continue;
     }
     shares += 1;

@@ -37,6 +37,7 @@ export {
   budgetKey,
   chainSteps,
   choosePolicyChain,
+  defaultChainName,
   type NamedChain,
   type PolicyDecision,
   type PolicyInput,
@@ -51,6 +52,7 @@ export {
   whenConditions,
   whenKeys,
 } from "./policy-conditions.ts";
+export { describeBudget, describeRule, describeWhen } from "./policy-text.ts";
 export {
   resolveServedStep,
   type ServedStep,

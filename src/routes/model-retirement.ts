@@ -7,9 +7,8 @@
  * that is not.
  */
 import type { ConfigFinding } from "../config/findings.ts";
-import { defaultChainName } from "../config/policy-schema.ts";
 import type { ModelPrices, StepwiseConfig } from "../config/schema.ts";
-import { routeChains } from "./policy.ts";
+import { defaultChainName, routeChains } from "./policy.ts";
 
 const dayMs = 86_400_000;
 

@@ -14,11 +14,11 @@
  * (`rule-<i>`, `rule-<i>-budget`, `rule-<i>-split`, `model-<i>` for the default chain,
  * `<chain>-model-<i>` for the others), so the same config always compiles to the same elements.
  */
-import { defaultChainName, type PolicyRule } from "../config/policy-schema.ts";
+import type { PolicyRule } from "../config/policy-schema.ts";
 import type { RouteConfig } from "../config/schema.ts";
 import { modelElementId, type RateElementProperties, type RouteElement } from "./elements.ts";
 import { RouteGraphBuilder } from "./graph-builder.ts";
-import { chainSteps, splitEntries } from "./policy.ts";
+import { chainSteps, defaultChainName, splitEntries } from "./policy.ts";
 import { whenConditions } from "./policy-conditions.ts";
 
 /** Element ids of rule `index`. */

@@ -11,10 +11,16 @@
  * 3. otherwise its `use` (default: the route's `steps`, the chain named `default`).
  * No rule matching also means `default`.
  */
-import { defaultChainName, type PolicyBudget, type PolicySplit } from "../config/policy-schema.ts";
+import type { PolicyBudget, PolicySplit } from "../config/policy-schema.ts";
 import type { RouteConfig, StepConfig } from "../config/schema.ts";
 import type { BudgetLedger } from "./budget-ledger.ts";
 import { matchesWhen, type RequestMetadata } from "./policy-conditions.ts";
+
+/**
+ * The name a policy gives the route's `steps`. The config schema has the same constant (a test
+ * holds them equal); this one keeps `src/config` (and zod) out of the client's bundle.
+ */
+export const defaultChainName = "default";
 
 /** A chain of a route: its name (`default` for `steps`) and its steps. */
 export interface NamedChain {

@@ -2,15 +2,16 @@
  * The route graphs the program deploys, run on the emulator: each graph is taken from the
  * Pulumi inputs (converted back to the API spelling), put on the emulated gateway the way Pulumi
  * replaces a route (delete, then create with the same name), and called through `dynamic/<route>`
- * while the mock providers fail the first k steps. The call is served by step k, after trying
- * the steps before it in the route's order.
+ * while the mock providers fail the first k steps of the chain the call takes (a policy route's:
+ * the one its policy gives a call without metadata). The call is served by step k, after trying
+ * the steps before it in the chain's order.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { buildStack } from "../../infra/stack.ts";
 import { loadConfig, type StepwiseConfig } from "../../src/config/index.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
-import type { RouteElement } from "../../src/routes/index.ts";
+import { choosePolicyChain, type RouteElement } from "../../src/routes/index.ts";
 import {
   devStackByokKeys,
   fixtureBundlePath,
@@ -77,6 +78,7 @@ async function deployRoute(
 let config: StepwiseConfig;
 let recorder: Recorder;
 let emulator: Emulator;
+const draw = 0.5;
 
 beforeAll(async () => {
   ({ config } = await loadConfig({ stack: "dev", cwd: repoRoot }));
@@ -87,7 +89,7 @@ beforeAll(async () => {
   });
   await promiseOf(stack.outputs.kvNamespaceId as pulumi.Output<string>);
   await settle();
-  emulator = await startEmulator({ config, sleep: async () => {} });
+  emulator = await startEmulator({ config, sleep: async () => {}, random: () => draw });
 });
 
 afterAll(async () => {
@@ -99,14 +101,19 @@ describe("the deployed route graphs on the emulator", () => {
     for (const gateway of config.gateways) {
       for (const [name, route] of Object.entries(gateway.routes)) {
         if (route.dynamic === false) continue;
-        const deployed = recorder.named(`${gateway.id}-route-${name}`).inputs.elements as Record<
-          string,
-          unknown
-        >[];
-        await deployRoute(emulator, gateway.id, name, toApiElements(deployed));
+        const inputs = recorder.named(`${gateway.id}-route-${name}`).inputs;
+        // AiGatewayDynamicRouting's elements, or a split route's in the API's spelling.
+        const elements =
+          typeof inputs.elementsJson === "string"
+            ? (JSON.parse(inputs.elementsJson) as RouteElement[])
+            : toApiElements(inputs.elements as Record<string, unknown>[]);
+        await deployRoute(emulator, gateway.id, name, elements);
+        // A call without metadata takes the chain the policy gives it (every chain, for a route
+        // without one); the emulator's split draw is the one given here.
+        const steps = choosePolicyChain(route, { metadata: {}, random: () => draw }).steps;
 
-        for (let down = 0; down < route.steps.length; down++) {
-          const failing = route.steps.slice(0, down);
+        for (let down = 0; down < steps.length; down++) {
+          const failing = steps.slice(0, down);
           emulator.mocks?.setFaults({
             rules: failing.map((step) => ({
               provider: step.provider,
@@ -131,7 +138,7 @@ describe("the deployed route graphs on the emulator", () => {
             }),
           });
 
-          const serving = route.steps[down];
+          const serving = steps[down];
           const where = `${gateway.id}/${name} with ${down} step(s) down`;
           expect(response.status, where).toBe(200);
           expect(response.headers.get("cf-aig-provider"), where).toBe(serving?.provider);
@@ -144,7 +151,7 @@ describe("the deployed route graphs on the emulator", () => {
             .map((attempt) => `${attempt.provider}/${attempt.model}`)
             .filter((step, index, all) => index === 0 || all[index - 1] !== step);
           expect(tried, where).toEqual(
-            route.steps.slice(0, down + 1).map((step) => `${step.provider}/${step.model}`),
+            steps.slice(0, down + 1).map((step) => `${step.provider}/${step.model}`),
           );
         }
       }

@@ -6,7 +6,12 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
-import { canonicalJson, routeGraphHash, toPulumiElements } from "../../infra/dynamic-route.ts";
+import {
+  canonicalJson,
+  expressibleInPulumi,
+  routeGraphHash,
+  toPulumiElements,
+} from "../../infra/dynamic-route.ts";
 import { gatewaySettings, ignoredGatewayFields } from "../../infra/gateway-settings.ts";
 import { workerConfigJson } from "../../infra/worker-bindings.ts";
 import { readWranglerSettings, stripJsonComments } from "../../infra/wrangler-config.ts";
@@ -84,6 +89,30 @@ describe("toPulumiElements", () => {
 
     expect(() => toPulumiElements([split])).toThrow(/element "split" has output "10%"/);
     expect(() => toPulumiElements([odd])).toThrow(/element "m" has property "temperature"/);
+  });
+});
+
+describe("expressibleInPulumi", () => {
+  it("is false exactly for graphs with ports or properties AiGatewayDynamicRouting has no field for", () => {
+    const start: RouteElement = {
+      id: "start",
+      type: "start",
+      outputs: { next: { elementId: "x" } },
+    };
+    const split: RouteElement = {
+      id: "x",
+      type: "percentage",
+      outputs: { "10%": { elementId: "end" }, else: { elementId: "end" } },
+    };
+    const budget: RouteElement = {
+      id: "x",
+      type: "rate",
+      properties: { key: "metadata.user", limit: 1, limitType: "cost", window: 60 },
+      outputs: { success: { elementId: "end" }, fallback: { elementId: "end" } },
+    };
+    const end: RouteElement = { id: "end", type: "end", outputs: {} };
+    expect(expressibleInPulumi([start, budget, end])).toBe(true);
+    expect(expressibleInPulumi([start, split, end])).toBe(false);
   });
 });
 

@@ -7,7 +7,12 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { routeGraphHash, toPulumiElements } from "../../infra/dynamic-route.ts";
+import {
+  canonicalJson,
+  expressibleInPulumi,
+  routeGraphHash,
+  toPulumiElements,
+} from "../../infra/dynamic-route.ts";
 import { readWranglerSettings } from "../../infra/wrangler-config.ts";
 import { loadConfig, parseConfig, type StepwiseConfig } from "../../src/config/index.ts";
 import { compileDynamicRoute } from "../../src/routes/index.ts";
@@ -69,6 +74,8 @@ describe("the example stack", () => {
         "pulumi-nodejs:dynamic/stepwise:ByokProviderConfig chat-dynamic-byok-openai < chat-dynamic",
         "pulumi-nodejs:dynamic/stepwise:ByokProviderConfig chat-dynamic-byok-workers-ai < chat-dynamic",
         "cloudflare:index/aiGatewayDynamicRouting:AiGatewayDynamicRouting chat-dynamic-route-default < chat-dynamic",
+        // The assistant policy has a split, which AiGatewayDynamicRouting cannot hold.
+        "pulumi-nodejs:dynamic/stepwise:VersionedDynamicRoute chat-dynamic-route-assistant < chat-dynamic",
         "stepwise:index:Gateway batch-dev < stack",
         "cloudflare:index/aiGateway:AiGateway batch-dev-gateway < batch-dev",
         "stepwise:index:Byok byok < stack",
@@ -103,8 +110,9 @@ describe("the example stack", () => {
       apiToken: testSecrets["cloudflare:apiToken"],
     });
     expect(recorder.named("chat-dynamic-byok-openai").secretInputs).toContain("apiToken");
-    const routeDependencies = recorder.named("chat-dynamic-route-default").options.dependsOn;
-    expect(routeDependencies).toHaveLength(3);
+    for (const route of ["chat-dynamic-route-default", "chat-dynamic-route-assistant"]) {
+      expect(recorder.named(route).options.dependsOn).toHaveLength(3);
+    }
     expect(recorder.named("chat-prod-gateway").inputs).not.toHaveProperty("storeId");
   });
 
@@ -174,6 +182,17 @@ describe("the example stack", () => {
         }
         const resource = recorder.named(`${gateway.id}-route-${routeName}`);
         const compiled = compileDynamicRoute(route);
+        if (!expressibleInPulumi(compiled)) {
+          expect(resource.inputs).toMatchObject({
+            accountId: config.accountId,
+            gatewayId: gateway.id,
+            name: routeName,
+            elementsJson: canonicalJson(compiled),
+            apiToken: testSecrets["cloudflare:apiToken"],
+          });
+          expect(resource.secretInputs).toContain("apiToken");
+          continue;
+        }
         expect(resource.inputs).toEqual({
           accountId: config.accountId,
           gatewayId: gateway.id,
@@ -219,6 +238,91 @@ describe("the example stack", () => {
         },
         outputs: { success: { elementId: "end" }, fallback: { elementId: "end" } },
       },
+      { id: "end", type: "end", outputs: {} },
+    ]);
+  });
+
+  it("deploys the assistant policy with the exact elements Cloudflare gets, in the API's spelling", () => {
+    const sent = JSON.parse(
+      recorder.named("chat-dynamic-route-assistant").inputs.elementsJson as string,
+    ) as unknown[];
+    const model = (
+      id: string,
+      provider: string,
+      name: string,
+      timeout: number,
+      fallback = "end",
+    ) => ({
+      id,
+      type: "model",
+      properties: {
+        provider,
+        model: name,
+        timeout,
+        ...(id === "frontier-model-0" ? { retries: 1 } : {}),
+      },
+      outputs: { success: { elementId: "end" }, fallback: { elementId: fallback } },
+    });
+    const to = (elementId: string) => ({ elementId });
+    expect(sent).toEqual([
+      { id: "start", type: "start", outputs: { next: to("rule-0") } },
+      {
+        id: "rule-0",
+        type: "conditional",
+        properties: {
+          conditions: {
+            $and: [{ "metadata.plan": { $eq: "free" } }, { "metadata.tier": { $eq: "complex" } }],
+          },
+        },
+        outputs: { true: to("model-0"), false: to("rule-1") },
+      },
+      {
+        id: "rule-1",
+        type: "conditional",
+        properties: { conditions: { "metadata.plan": { $eq: "free" } } },
+        outputs: { true: to("economy-model-0"), false: to("rule-2") },
+      },
+      {
+        id: "rule-2",
+        type: "conditional",
+        properties: {
+          conditions: {
+            $and: [{ "metadata.plan": { $eq: "pro" } }, { "metadata.tier": { $eq: "complex" } }],
+          },
+        },
+        outputs: { true: to("rule-2-budget"), false: to("rule-3") },
+      },
+      {
+        id: "rule-2-budget",
+        type: "rate",
+        properties: { key: "metadata.plan", limit: 0.02, limitType: "cost", window: 3600 },
+        outputs: { success: to("frontier-model-0"), fallback: to("model-0") },
+      },
+      {
+        id: "rule-3",
+        type: "conditional",
+        properties: { conditions: { "metadata.plan": { $eq: "pro" } } },
+        outputs: { true: to("rule-3-split"), false: to("model-0") },
+      },
+      {
+        id: "rule-3-split",
+        type: "percentage",
+        outputs: { "10%": to("candidate-model-0"), else: to("model-0") },
+      },
+      model("model-0", "openai", "gpt-4o-mini", 10000, "model-1"),
+      model("model-1", "workers-ai", "@cf/meta/llama-3.1-8b-instruct", 5000),
+      model(
+        "economy-model-0",
+        "workers-ai",
+        "@cf/meta/llama-3.1-8b-instruct",
+        5000,
+        "economy-model-1",
+      ),
+      model("economy-model-1", "openai", "gpt-4o-mini", 10000),
+      model("frontier-model-0", "anthropic", "claude-sonnet-4-5", 15000, "frontier-model-1"),
+      model("frontier-model-1", "openai", "gpt-4o", 15000),
+      model("candidate-model-0", "openai", "gpt-4.1-mini", 10000, "candidate-model-1"),
+      model("candidate-model-1", "openai", "gpt-4o-mini", 10000),
       { id: "end", type: "end", outputs: {} },
     ]);
   });
@@ -328,7 +432,10 @@ describe("the example stack", () => {
       "chat-dynamic": {
         universalUrl: `${base}/chat-dynamic`,
         compatUrl: `${base}/chat-dynamic/compat`,
-        routes: { default: { id: "chat-dynamic-route-default-id", model: "dynamic/default" } },
+        routes: {
+          default: { id: "chat-dynamic-route-default-id", model: "dynamic/default" },
+          assistant: { id: "chat-dynamic-route-assistant-id", model: "dynamic/assistant" },
+        },
       },
       "batch-dev": {
         universalUrl: `${base}/batch-dev`,

@@ -5,8 +5,12 @@
  * window.
  */
 import { describe, expect, it } from "vitest";
-import { parseConfig, type RouteConfig } from "../../src/config/index.ts";
-import { BudgetLedger, choosePolicyChain } from "../../src/routes/index.ts";
+import {
+  defaultChainName as configDefaultChain,
+  parseConfig,
+  type RouteConfig,
+} from "../../src/config/index.ts";
+import { BudgetLedger, choosePolicyChain, defaultChainName } from "../../src/routes/index.ts";
 
 function routeOf(route: unknown): RouteConfig {
   return parseConfig({
@@ -121,6 +125,11 @@ describe("choosePolicyChain", () => {
     for (let call = 0; call < 5; call++) {
       expect(choosePolicyChain(tiered, { metadata }).chain).toBe("frontier");
     }
+  });
+
+  it("names the route's steps as the config does", () => {
+    // Two constants so that the client's bundle holds no config module (and no zod).
+    expect(defaultChainName).toBe(configDefaultChain);
   });
 
   it("takes default for a route without a policy", () => {

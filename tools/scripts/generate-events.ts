@@ -60,6 +60,9 @@ const trafficWeights: Record<string, number> = {
   "batch-dev/summarise": 0.15,
   // Called as dynamic/default through the compat endpoint, which these events do not model.
   "chat-dynamic/default": 0,
+  // Routing policies pick a chain per call from its metadata, which these events do not model.
+  "chat-prod/assistant": 0,
+  "chat-dynamic/assistant": 0,
 };
 const medianLatencyMs: Record<string, number> = {
   "anthropic/claude-sonnet-4-5": 900,

@@ -4,7 +4,7 @@
  */
 import { Command } from "commander";
 import pc from "picocolors";
-import type { StepwiseConfig } from "../../config/index.ts";
+import type { RouteConfig, StepwiseConfig } from "../../config/index.ts";
 import { type ConfigSourceOptions, loadConfigFrom, withConfigOptions } from "../config-options.ts";
 
 interface ValidateOptions extends ConfigSourceOptions {
@@ -32,7 +32,7 @@ export function validateCommand(): Command {
         const { formatFindingLines, locateFindings, throwOnErrorFindings } = await import(
           "../../config/index.ts"
         );
-        const { findConfigFindings } = await import("../../routes/index.ts");
+        const { describeRule, findConfigFindings } = await import("../../routes/index.ts");
         const findings = locateFindings(findConfigFindings(config), locate);
         const warnings = findings.filter((finding) => finding.severity === "warning");
         if (!options.json) throwOnErrorFindings(findings, source);
@@ -51,7 +51,7 @@ export function validateCommand(): Command {
           printJson({ ok: true, source, config, warnings });
           return;
         }
-        console.log(summarise(config, source));
+        console.log(summarise(config, source, describeRule));
         if (warnings.length > 0) console.warn(warningsText(formatFindingLines(warnings)));
       } catch (error) {
         const { ConfigError } = await import("../../config/errors.ts");
@@ -82,8 +82,27 @@ function warningsText(lines: readonly string[]): string {
   ].join("\n");
 }
 
+/** Says one policy rule in words (`describeRule`, loaded with the action). */
+type DescribeRule = (rule: NonNullable<RouteConfig["policy"]>[number]) => string;
+
+/** A policy route's other chains and its rules, indented under the route. */
+function policyLines(route: RouteConfig, describeRule: DescribeRule): string[] {
+  const chains = Object.entries(route.chains ?? {}).map(
+    ([name, steps]) =>
+      `    chain ${pc.cyan(name)}: ${steps.map((step) => `${step.provider}/${step.model}`).join(pc.dim(" → "))}`,
+  );
+  const rules = (route.policy ?? []).map(
+    (rule, index) => `    rule ${index}: ${describeRule(rule)}`,
+  );
+  return [...chains, ...rules, pc.dim("    no rule matches → default (the steps above)")];
+}
+
 /** The one-screen summary printed on success. */
-export function summarise(config: StepwiseConfig, source: string): string {
+export function summarise(
+  config: StepwiseConfig,
+  source: string,
+  describeRule: DescribeRule,
+): string {
   const lines = [`${pc.green("✔")} ${source} is valid — account ${config.accountId}`, ""];
   for (const gateway of config.gateways) {
     const settings = [
@@ -111,6 +130,7 @@ export function summarise(config: StepwiseConfig, source: string): string {
       const deadline = route.deadlineMs ? pc.dim(` (deadline ${route.deadlineMs / 1000}s)`) : "";
       const form = route.dynamic === false ? pc.dim(" (universal only)") : "";
       lines.push(`  route ${pc.cyan(name)}: ${chain}${deadline}${form}`);
+      if (route.policy !== undefined) lines.push(...policyLines(route, describeRule));
     }
   }
   const byok = config.gateways.flatMap((gateway) =>
