@@ -2,8 +2,8 @@
  * @module
  * What a report groups calls by: the five call fields (gateway, route, step, provider, model)
  * and any `cf-aig-metadata` key (`metadata.<key>`, e.g. `metadata.plan`). A group's key holds
- * the value of each grouped dimension; metadata values are strings, or null when the call did
- * not carry the key (events files never do: the client records no metadata).
+ * the value of each grouped dimension; metadata values are strings (numbers and booleans as their
+ * text), or null when the call did not carry the key.
  */
 import type { CallEvent } from "../client/event.ts";
 
@@ -28,8 +28,11 @@ export const allDimensions: readonly FieldDimension[] = [
 /** The values of a group's dimensions (only the grouped ones are present). */
 export type GroupKey = { [dimension in Dimension]?: string | number | null };
 
-/** A call event as a source may hand it over: with the call's metadata when the source has it. */
-export type AnalyticsEvent = CallEvent & { readonly metadata?: Readonly<Record<string, string>> };
+/**
+ * A call event as a source hands it over: with the call's metadata when the source has it (the
+ * client's events carry what it sent; gateway logs what they stored).
+ */
+export type AnalyticsEvent = CallEvent;
 
 const metadataPrefix = "metadata.";
 
@@ -49,7 +52,9 @@ export function dimensionValue(
   dimension: Dimension,
 ): string | number | null {
   if (isMetadataDimension(dimension)) {
-    return event.metadata?.[metadataKeyOf(dimension)] ?? null;
+    const value = event.metadata?.[metadataKeyOf(dimension)];
+    // Grouped as text, as the gateway's logs store it: the number 5 and "5" are one group.
+    return value === undefined ? null : String(value);
   }
   return event[dimension];
 }

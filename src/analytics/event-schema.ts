@@ -17,6 +17,7 @@
 import { createRequire } from "node:module";
 import type { z as Zod } from "zod";
 import type { CallEvent } from "../client/event.ts";
+import { policyFieldSchemas, readPolicyFields } from "./policy-fields.ts";
 
 /** The sane ranges of an event's values. */
 export const eventLimits = {
@@ -72,6 +73,7 @@ function buildSchema(z: typeof Zod) {
     attempts: count(eventLimits.maxAttempts).default(1),
     streamed: z.boolean().default(false),
     rejectedSteps: z.array(count(eventLimits.maxStep)).max(100).optional(),
+    ...policyFieldSchemas(z),
   });
 }
 
@@ -232,7 +234,7 @@ function readEvent(value: unknown): CallEvent | null {
     }
     event.rejectedSteps = [...rejectedSteps] as number[];
   }
-  return event;
+  return readPolicyFields(record, event) ? event : null;
 }
 
 function isName(value: unknown): value is string {

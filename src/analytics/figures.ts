@@ -18,6 +18,9 @@
  * - **tokens in/out, cost**: sums (unknown values count as 0).
  * - **cache hit rate**: `HIT` / calls whose cache status is known (`HIT` or `MISS`); null when
  *   the gateway reported none.
+ * - **budget hits**: calls a routing policy sent to its budget's `over` chain because the budget
+ *   was spent (the client's events record it; gateway logs and Analytics Engine points cannot say
+ *   which branch a call took, so they count none).
  * Rates are fractions in [0, 1]; a rate over zero calls is null.
  */
 import type { CallEvent } from "../client/event.ts";
@@ -46,6 +49,7 @@ export interface Figures {
   cacheHits: number;
   cacheLookups: number;
   cacheHitRate: number | null;
+  budgetHits: number;
 }
 
 /** True when the call got a definitive answer that is not a service failure (see module doc). */
@@ -70,6 +74,7 @@ export class GroupStats implements CallCounts {
   cost = 0;
   cacheHits = 0;
   cacheLookups = 0;
+  budgetHits = 0;
   /** Calls per serving step (index), and calls no step served. */
   readonly #stepCounts: number[] = [];
   #noStep = 0;
@@ -103,6 +108,7 @@ export class GroupStats implements CallCounts {
       this.cacheLookups += 1;
       if (event.cacheStatus === "HIT") this.cacheHits += 1;
     }
+    if (event.policy?.budget === "over") this.budgetHits += 1;
   }
 
   merge(other: GroupStats): void {
@@ -115,6 +121,7 @@ export class GroupStats implements CallCounts {
     this.cost += other.cost;
     this.cacheHits += other.cacheHits;
     this.cacheLookups += other.cacheLookups;
+    this.budgetHits += other.budgetHits;
     other.#stepCounts.forEach((count, step) => {
       this.#stepCounts[step] = (this.#stepCounts[step] ?? 0) + count;
     });
@@ -149,6 +156,7 @@ export interface CallCounts {
   cost: number;
   cacheHits: number;
   cacheLookups: number;
+  budgetHits: number;
 }
 
 /** Latency quantiles of a group, however they were computed. */
@@ -187,6 +195,7 @@ export function figuresOf(
     cacheHits: counts.cacheHits,
     cacheLookups: counts.cacheLookups,
     cacheHitRate: rate(counts.cacheHits, counts.cacheLookups),
+    budgetHits: counts.budgetHits,
   };
 }
 

@@ -47,4 +47,27 @@ export interface CallEvent {
    * every answer was rejected has `errorCode: "output_rejected"`.
    */
   rejectedSteps?: number[];
+  /**
+   * The call's `cf-aig-metadata` as sent (the app's entries, its scorer's, and `route`); absent
+   * when none was sent. `stepwise report --by metadata.<key>` groups by it.
+   */
+  metadata?: Record<string, string | number | boolean>;
+  /**
+   * What the route's policy decided for a universal call; absent for a route without a policy
+   * and for a dynamic call (the gateway decides there). `step` then counts within the chain.
+   */
+  policy?: PolicyOutcome;
+}
+
+/** A routing policy's decision for one call, as `CallEvent.policy` records it. */
+export interface PolicyOutcome {
+  /** The chain the call took (`default` for the route's steps). */
+  chain: string;
+  /** The rule that chose it (0-based); null when no rule matched. */
+  rule: number | null;
+  /**
+   * That rule's budget: `within` it, or `over` it (the call took the budget's `over` chain);
+   * absent when the rule has no budget.
+   */
+  budget?: "within" | "over";
 }

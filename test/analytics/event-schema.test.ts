@@ -101,8 +101,24 @@ describe("the fast event check", () => {
     [1, 2],
     [-1],
     {},
+    { plan: "free", seats: 3, beta: true },
+    { plan: { nested: 1 } },
+    { ["k".repeat(257)]: "x" },
+    Object.fromEntries(Array.from({ length: 17 }, (_, index) => [`key${index}`, index])),
+    { chain: "frontier", rule: 2, budget: "over" },
+    { chain: "default", rule: null },
+    { chain: "", rule: 0 },
+    { chain: "economy", rule: 1, budget: "spent" },
+    { chain: "economy", rule: 1.5 },
+    { chain: "economy", rule: 0, extra: true },
   ];
-  const fields = [...Object.keys(valid[0] as object), "rejectedSteps", "extra"];
+  const fields = [
+    ...Object.keys(valid[0] as object),
+    "rejectedSteps",
+    "metadata",
+    "policy",
+    "extra",
+  ];
 
   it("accepts exactly what the zod schema accepts, with the same result", () => {
     fc.assert(

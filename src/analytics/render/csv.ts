@@ -46,6 +46,7 @@ export const csvColumns = [
   "fallbacks",
   "cache_hits",
   "cache_lookups",
+  "budget_hits",
 ] as const;
 
 /** Decimal places of cost cells (a millionth of a cent). */
@@ -123,6 +124,7 @@ function figureCells(figures: Figures): Array<string | number | boolean | null> 
     figures.fallbacks,
     figures.cacheHits,
     figures.cacheLookups,
+    figures.budgetHits,
   ];
 }
 

@@ -120,3 +120,15 @@ export const figureColumns: readonly FigureColumn[] = [
   { title: "cost", figure: "cost", text: (f) => dollars(f.cost) },
   { title: "cache hits", figure: "cacheHitRate", text: (f) => percent(f.cacheHitRate) },
 ];
+
+/** Calls sent to a spent budget's `over` chain: a column only where the report has any. */
+const budgetHitsColumn: FigureColumn = {
+  title: "over budget",
+  figure: "budgetHits",
+  text: (f) => integer(f.budgetHits),
+};
+
+/** The figure columns of one report: {@link figureColumns}, and budget hits when there are some. */
+export function figureColumnsOf(totals: Figures): readonly FigureColumn[] {
+  return totals.budgetHits > 0 ? [...figureColumns, budgetHitsColumn] : figureColumns;
+}

@@ -13,7 +13,8 @@ import { escapeHtml } from "./escape.ts";
 import {
   dimensionTitle,
   dollars,
-  figureColumns,
+  type FigureColumn,
+  figureColumnsOf,
   integer,
   keyValue,
   milliseconds,
@@ -132,7 +133,7 @@ function cards(totals: Figures): string {
 
 type CellSpec = { figure: string; value: number | string | null; text: string };
 
-function figureSpecs(figures: Figures): CellSpec[] {
+function figureSpecs(figureColumns: readonly FigureColumn[], figures: Figures): CellSpec[] {
   return figureColumns.map(({ figure, text }) => ({
     figure,
     value: figures[figure] as CellSpec["value"],
@@ -186,6 +187,7 @@ function routesTable(report: Report): string {
 }
 
 function groupsTable(report: Report): string {
+  const figureColumns = figureColumnsOf(report.totals);
   const head = [
     ...report.dimensions.map((dimension) =>
       dimension === "step" ? "#step" : dimensionTitle(dimension),
@@ -194,22 +196,23 @@ function groupsTable(report: Report): string {
   ];
   const rows = report.groups.map(
     (row) =>
-      `<tr>${keyCells(row, report.dimensions)}${figureSpecs(row.figures).map(cell).join("")}</tr>`,
+      `<tr>${keyCells(row, report.dimensions)}${figureSpecs(figureColumns, row.figures).map(cell).join("")}</tr>`,
   );
   rows.push(
-    `<tr class="total"><td colspan="${report.dimensions.length}">total</td>${figureSpecs(report.totals).map(cell).join("")}</tr>`,
+    `<tr class="total"><td colspan="${report.dimensions.length}">total</td>${figureSpecs(figureColumns, report.totals).map(cell).join("")}</tr>`,
   );
   return table("groups", `By ${report.dimensions.join(" · ")}`, head, rows);
 }
 
 function seriesTable(report: Report): string {
+  const figureColumns = figureColumnsOf(report.totals);
   const head = [
     `${report.series.bucket} bucket (UTC)`,
     ...figureColumns.map(({ title }) => `#${title}`),
   ];
   const rows = report.series.points.map(
     (point) =>
-      `<tr><td data-dimension="bucket">${escapeHtml(point.start)}</td>${figureSpecs(point.figures).map(cell).join("")}</tr>`,
+      `<tr><td data-dimension="bucket">${escapeHtml(point.start)}</td>${figureSpecs(figureColumns, point.figures).map(cell).join("")}</tr>`,
   );
   return table("series", `Per ${report.series.bucket}`, head, rows);
 }

@@ -13,7 +13,8 @@ import { type Cell, type Column, renderColumns } from "./columns.ts";
 import {
   dimensionTitle,
   dollars,
-  figureColumns,
+  type FigureColumn,
+  figureColumnsOf,
   integer,
   keyValue,
   milliseconds,
@@ -116,16 +117,17 @@ function routesTable(report: Report): string {
   ].join("\n");
 }
 
-function figureTableColumns(): Column[] {
+function figureTableColumns(figureColumns: readonly FigureColumn[]): Column[] {
   return figureColumns.map(({ title }) => ({ title, align: "right" }));
 }
 
-function figureCells(figures: Figures): Cell[] {
+function figureCells(figureColumns: readonly FigureColumn[], figures: Figures): Cell[] {
   return figureColumns.map((column) => column.text(figures));
 }
 
 function groupsTable(report: Report): string {
   if (report.groups.length === 0) return pc.dim("No calls in the window.");
+  const figureColumns = figureColumnsOf(report.totals);
   const columns: Column[] = [
     ...report.dimensions.map(
       (dimension): Column => ({
@@ -133,18 +135,18 @@ function groupsTable(report: Report): string {
         align: dimension === "step" ? "right" : "left",
       }),
     ),
-    ...figureTableColumns(),
+    ...figureTableColumns(figureColumns),
   ];
   const keyCells = (row: GroupRow) =>
     report.dimensions.map((dimension) => keyValue(row.key, dimension));
   const rows: Cell[][] = report.groups.map((row) => [
     ...keyCells(row),
-    ...figureCells(row.figures),
+    ...figureCells(figureColumns, row.figures),
   ]);
   rows.push([
     { text: "total", color: pc.bold },
     ...report.dimensions.slice(1).map(() => ""),
-    ...figureCells(report.totals),
+    ...figureCells(figureColumns, report.totals),
   ]);
   const title = `By ${report.dimensions.join(" · ")}`;
   return [pc.bold(title), ...renderColumns(columns, rows)].join("\n");

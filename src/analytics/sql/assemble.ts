@@ -183,6 +183,8 @@ function countsOfRow(row: SqlRow): CallCounts {
     cost: numberColumn(row, "cost"),
     cacheHits: numberColumn(row, "cache_hits"),
     cacheLookups: numberColumn(row, "cache_lookups"),
+    // A Worker's point does not know which branch of a routing policy a call took.
+    budgetHits: 0,
   };
 }
 
@@ -197,5 +199,6 @@ function emptyCounts(): CallCounts {
     cost: 0,
     cacheHits: 0,
     cacheLookups: 0,
+    budgetHits: 0,
   };
 }

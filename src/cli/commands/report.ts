@@ -74,7 +74,8 @@ Examples:
 
 Figures: calls, share, success rate, availability (calls answered / calls made; 5xx, 429, 408
 and network errors count against it), fallback rate (share served by step ≥ 1), p50/p95/p99
-latency, tokens, cost, cache hit rate. Threshold metrics: ${Object.keys(thresholdMetrics).join(", ")}.
+latency, tokens, cost, cache hit rate, and over budget (calls a routing policy sent to its
+budget's over chain; the client's events record it). Threshold metrics: ${Object.keys(thresholdMetrics).join(", ")}.
 Exit codes: 0 ok; 1 a threshold was crossed or an API failed; 2 a usage error (a bad option,
 a directory or a file that is not events).`;
 
