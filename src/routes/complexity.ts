@@ -12,6 +12,7 @@
  * 3 or more complex.
  */
 import type { ChatRequest } from "../providers/types.ts";
+import type { Scorer } from "./policy-call.ts";
 
 export type ComplexityTier = "simple" | "moderate" | "complex";
 
@@ -40,3 +41,6 @@ export function complexityTier(request: Pick<ChatRequest, "messages">): Complexi
   if (points >= 3) return "complex";
   return points >= 1 ? "moderate" : "simple";
 }
+
+/** The default scorer: `{ tier }` by {@link complexityTier} (a heuristic; see the module doc). */
+export const complexityScorer: Scorer = (request) => ({ tier: complexityTier(request) });

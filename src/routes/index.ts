@@ -6,7 +6,7 @@
  * would not run, retiring models), and the way back from a response to the step that served it.
  */
 export { BudgetLedger, type BudgetLedgerOptions } from "./budget-ledger.ts";
-export { type ComplexityTier, complexityTier } from "./complexity.ts";
+export { type ComplexityTier, complexityScorer, complexityTier } from "./complexity.ts";
 export { type ConfigFindingOptions, findConfigFindings } from "./config-findings.ts";
 export { findDeployProblems } from "./deploy-checks.ts";
 export { compileDynamicRoute, isDynamicRoute } from "./dynamic.ts";
@@ -45,6 +45,13 @@ export {
   routeChains,
   splitEntries,
 } from "./policy.ts";
+export {
+  chargeBudget,
+  type PolicyCall,
+  type PolicyCallInput,
+  planPolicyCall,
+  type Scorer,
+} from "./policy-call.ts";
 export { chainEntryId, compilePolicyRoute, ruleElementIds } from "./policy-compile.ts";
 export {
   matchesWhen,

@@ -10,7 +10,14 @@ import {
   parseConfig,
   type RouteConfig,
 } from "../../src/config/index.ts";
-import { BudgetLedger, choosePolicyChain, defaultChainName } from "../../src/routes/index.ts";
+import {
+  BudgetLedger,
+  chargeBudget,
+  choosePolicyChain,
+  complexityScorer,
+  defaultChainName,
+  planPolicyCall,
+} from "../../src/routes/index.ts";
 
 function routeOf(route: unknown): RouteConfig {
   return parseConfig({
@@ -139,6 +146,62 @@ describe("choosePolicyChain", () => {
       steps: route.steps,
       rule: null,
     });
+  });
+});
+
+describe("planPolicyCall: what the client does with a policy for one call", () => {
+  const request = { messages: [{ role: "user" as const, content: "Debug this ```x```" }] };
+
+  it("sends the scorer's metadata under the call's own, and picks the chain from both", () => {
+    const call = planPolicyCall({
+      route: tiered,
+      request,
+      metadata: { plan: "pro" },
+      scorer: complexityScorer,
+      evaluate: true,
+      now: 0,
+    });
+    expect(call.metadata).toEqual({ tier: "complex", plan: "pro" });
+    expect(call.decision).toMatchObject({ chain: "frontier", rule: 2, budget: "within" });
+    // The call's own entry wins over the scorer's.
+    const told = planPolicyCall({
+      route: tiered,
+      request,
+      metadata: { plan: "pro", tier: "simple" },
+      scorer: complexityScorer,
+      evaluate: true,
+      random: () => 0.5,
+      now: 0,
+    });
+    expect(told.metadata).toEqual({ tier: "simple", plan: "pro" });
+    expect(told.decision?.chain).toBe("default");
+  });
+
+  it("leaves the chain to the gateway for dynamic calls, but still sends the metadata", () => {
+    const call = planPolicyCall({
+      route: tiered,
+      request,
+      scorer: complexityScorer,
+      evaluate: false,
+      now: 0,
+    });
+    expect(call).toEqual({ metadata: { tier: "complex" }, decision: undefined });
+  });
+
+  it("charges a cost budget only with a cost, and only the budget the call passed", () => {
+    const route = routeOf({
+      steps: [{ provider: "openai", model: "gpt-4o-mini" }],
+      chains: { frontier: [{ provider: "anthropic", model: "claude-sonnet-4-5" }] },
+      policy: [
+        { use: "frontier", budget: { per: "plan", cost: 1, windowSeconds: 60, over: "default" } },
+      ],
+    });
+    const ledger = new BudgetLedger();
+    const call = planPolicyCall({ route, request, evaluate: true, ledger, scope: "gw/r", now: 0 });
+    chargeBudget(ledger, call.decision, null, 1);
+    chargeBudget(ledger, call.decision, 0.25, 2);
+    chargeBudget(ledger, undefined, 5, 3);
+    expect(ledger.total("gw/r:rule-0:", 60_000, 3)).toBe(0.25);
   });
 });
 
