@@ -39,7 +39,13 @@ export {
 } from "./event-schema.ts";
 export { type Figures, GroupStats, isAnswered } from "./figures.ts";
 export { exactSampleLimit, LatencySketch, relativeAccuracy } from "./latency-sketch.ts";
-export { renderCsv, renderHtml, renderJson, renderTable } from "./render/index.ts";
+export {
+  renderCsv,
+  renderGroupsTable,
+  renderHtml,
+  renderJson,
+  renderTable,
+} from "./render/index.ts";
 export { buildReport, type Report, type ReportOptions } from "./report.ts";
 export * from "./sources/index.ts";
 export {

@@ -7,10 +7,12 @@
 
 import type { RouteConfig } from "../config/schema.ts";
 import type { ChatRequest } from "../providers/types.ts";
+import { planPolicyCall } from "../routes/policy-call.ts";
 import { CallTracker } from "./call-tracker.ts";
 import { type ClientContext, clientDefaults } from "./context.ts";
 import { InvalidOptionsError } from "./errors.ts";
 import { gatewayHeaders } from "./headers.ts";
+import { routeForCall } from "./policy-route.ts";
 import { type CallScope, createCallScope } from "./scope.ts";
 import type { ChatOptions, RouteMode } from "./types.ts";
 
@@ -48,16 +50,31 @@ export function prepareCall(
   tracker: CallTracker,
   stream: boolean,
 ): PreparedCall {
-  const route = context.route(options.route);
+  const configured = context.route(options.route);
   const request = chatRequestOf(options, stream);
+  // The route's policy (for a universal call) and the call's metadata: `routes/policy-call.ts`.
+  const policy = planPolicyCall({
+    route: configured,
+    request,
+    metadata: options.metadata,
+    scorer: context.options.scorer,
+    evaluate: (options.mode ?? context.options.mode ?? "universal") === "universal",
+    ledger: context.budgetLedger,
+    random: context.options.random,
+    scope: `${context.gatewayId}/${String(options.route)}`,
+    now: context.now(),
+  });
+  const route = routeForCall(configured, policy.decision?.steps);
+  const settings = { ...options, metadata: policy.metadata };
   const headers = gatewayHeaders({
     gatewayToken: context.options.gatewayToken,
     defaultRequestTimeoutMs: context.options.requestTimeoutMs,
     extra: context.options.headers,
-    settings: options,
+    settings,
     eventId: tracker.id,
     route: String(options.route),
   });
+  tracker.notePolicy(policy.metadata, policy.decision);
   const maxAttempts =
     options.maxAttempts ?? context.options.maxAttempts ?? clientDefaults.maxAttempts;
   const deadlineMs =

@@ -8,6 +8,8 @@
 
 import { computeCost } from "../providers/index.ts";
 import type { TokenUsage } from "../providers/types.ts";
+import type { PolicyDecision } from "../routes/policy.ts";
+import { chargeBudget } from "../routes/policy-call.ts";
 import type { SentAttempt } from "./attempt.ts";
 import { type ChainEntry, referenceOf } from "./chain.ts";
 import type { ClientContext } from "./context.ts";
@@ -46,6 +48,8 @@ export class CallTracker {
   #cacheStatus: "HIT" | "MISS" | null = null;
   #logId: string | null = null;
   #recorded = false;
+  #metadata: CallEvent["metadata"];
+  #decision: PolicyDecision | undefined;
 
   constructor({ context, id, route, mode, streamed }: CallTrackerOptions) {
     this.#context = context;
@@ -59,6 +63,12 @@ export class CallTracker {
   /** Wall time since the call started. */
   elapsedMs(): number {
     return Math.max(0, this.#context.now() - this.startedAt);
+  }
+
+  /** Notes the metadata the call sends and what the route's policy decided, if it has one. */
+  notePolicy(metadata: CallEvent["metadata"], decision: PolicyDecision | undefined): void {
+    this.#metadata = metadata;
+    this.#decision = decision;
   }
 
   /** Notes an answer's headers: status, cache status, log id and the serving step. */
@@ -111,8 +121,14 @@ export class CallTracker {
     return new AllStepsFailedError({ route: this.route, steps: failures });
   }
 
-  /** Records the call's success event once. */
+  /**
+   * Records the call's success event once, and charges the answer's cost to the cost budget the
+   * policy let the call through (that happens whether or not a recorder is set).
+   */
   recordSuccess(response: ChatResponse): void {
+    if (!this.#recorded) {
+      chargeBudget(this.#context.budgetLedger, this.#decision, response.cost, this.#context.now());
+    }
     this.#record({
       step: response.served.index,
       provider: response.served.provider,
@@ -187,6 +203,12 @@ export class CallTracker {
       attempts: this.attempts,
       streamed: this.#streamed,
     };
+    if (this.#metadata !== undefined) event.metadata = { ...this.#metadata };
+    const decision = this.#decision;
+    if (decision !== undefined) {
+      event.policy = { chain: decision.chain, rule: decision.rule };
+      if (decision.budget !== undefined) event.policy.budget = decision.budget;
+    }
     if (this.rejections.length > 0) {
       event.rejectedSteps = this.rejections.flatMap((rejection) =>
         rejection.index === null ? [] : [rejection.index],

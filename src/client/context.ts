@@ -6,10 +6,11 @@
  */
 
 import type { RouteConfig, StepConfig } from "../config/schema.ts";
-import { getProvider } from "../providers/index.ts";
+import { BudgetLedger } from "../routes/budget-ledger.ts";
 import { CircuitBreaker } from "./breaker.ts";
 import { InvalidOptionsError, UnknownRouteError } from "./errors.ts";
 import type { CallEvent } from "./event.ts";
+import { routeChainProblems } from "./policy-route.ts";
 import { callSafely } from "./recorder.ts";
 import { defaultSleep } from "./scope.ts";
 import type { FetchFunction, GatewayClientOptions, RouteInput, SleepFunction } from "./types.ts";
@@ -35,6 +36,8 @@ export interface ClientContext {
   readonly compatUrl: string;
   readonly routes: ReadonlyMap<string, RouteConfig>;
   readonly breaker: CircuitBreaker | undefined;
+  /** What the routes' policy budgets have spent (universal calls). */
+  readonly budgetLedger: BudgetLedger;
   fetch: FetchFunction;
   now(): number;
   generateId(): string;
@@ -53,13 +56,7 @@ export function createContext(options: GatewayClientOptions): ClientContext {
   for (const [name, input] of Object.entries(options.routes ?? {})) {
     const route = normaliseRoute(input);
     if (route.steps.length === 0) problems.push(`route "${name}" has no steps`);
-    for (const [index, step] of route.steps.entries()) {
-      try {
-        getProvider(step.provider);
-      } catch (error) {
-        problems.push(`route "${name}" step ${index}: ${(error as Error).message}`);
-      }
-    }
+    problems.push(...routeChainProblems(name, route));
     routes.set(name, route);
   }
   if (problems.length > 0) {
@@ -86,6 +83,7 @@ export function createContext(options: GatewayClientOptions): ClientContext {
     compatUrl: `${gatewayUrl}/compat/chat/completions`,
     routes,
     breaker,
+    budgetLedger: options.budgetLedger ?? new BudgetLedger(),
     fetch: (input, init) => (options.fetch ?? globalThis.fetch)(input, init),
     now,
     generateId: () => (options.generateId ?? (() => globalThis.crypto.randomUUID()))(),

@@ -48,8 +48,9 @@ export interface CallEvent {
    */
   rejectedSteps?: number[];
   /**
-   * The call's `cf-aig-metadata` as sent (the app's entries, its scorer's, and `route`); absent
-   * when none was sent. `stepwise report --by metadata.<key>` groups by it.
+   * The `cf-aig-metadata` entries the call sent besides `route` (the event has it): the call's own
+   * and its scorer's; absent when there were none. `stepwise report --by metadata.<key>` groups by
+   * them.
    */
   metadata?: Record<string, string | number | boolean>;
   /**

@@ -27,6 +27,10 @@
  * const openai = new OpenAI({ apiKey: "unused", baseURL: client.url("compat"), fetch: client.fetch });
  * await openai.chat.completions.create({ model: "dynamic/default", messages });
  */
+
+export { BudgetLedger } from "../routes/budget-ledger.ts";
+export { complexityScorer, complexityTier } from "../routes/complexity.ts";
+export type { Scorer } from "../routes/policy-call.ts";
 export type {
   BreakerOptions,
   BreakerReason,
@@ -37,7 +41,7 @@ export type {
 export { createGatewayClient, type GatewayClient } from "./client.ts";
 export { defaultBaseUrl } from "./context.ts";
 export * from "./errors.ts";
-export type { CallEvent } from "./event.ts";
+export type { CallEvent, PolicyOutcome } from "./event.ts";
 export {
   callbackRecorder,
   type MemoryRecorder,

@@ -6,6 +6,8 @@
 
 import type { ModelPrices, RouteConfig, StepConfig } from "../config/schema.ts";
 import type { ChatMessage, FinishReason, StreamDelta, TokenUsage } from "../providers/types.ts";
+import type { BudgetLedger } from "../routes/budget-ledger.ts";
+import type { Scorer } from "../routes/policy-call.ts";
 import type { KeyLookup } from "../routes/universal.ts";
 import type { BreakerOptions } from "./breaker.ts";
 import type { Recorder } from "./recorder.ts";
@@ -76,6 +78,19 @@ export interface GatewayClientOptions {
   readonly breaker?: BreakerOptions | false;
   /** Extra headers on every gateway request (never recorded). */
   readonly headers?: Readonly<Record<string, string>>;
+  /**
+   * Metadata computed from each call's request and sent in `cf-aig-metadata`, under the call's
+   * own `metadata` (which wins on the same key); a route's policy reads both. `complexityScorer`
+   * (a heuristic) adds `tier`. Default: none.
+   */
+  readonly scorer?: Scorer;
+  /**
+   * What the budgets of routes' policies have spent, for universal calls (counted in this
+   * process only; docs/routing-policy.md). Default: one ledger per client; pass one to share it.
+   */
+  readonly budgetLedger?: BudgetLedger;
+  /** A draw in [0, 1) for a policy's percentage split. Default `Math.random`, at call time. */
+  readonly random?: () => number;
 }
 
 /** Gateway-side retries of each step (`cf-aig-max-attempts`, `-retry-delay`, `-backoff`). */

@@ -6,4 +6,4 @@ export { csvColumns, renderCsv } from "./csv.ts";
 export { renderHtml } from "./html.ts";
 export { renderJson } from "./json.ts";
 export { type ChartBar, chartBars, maxChartBars, renderChart } from "./svg-chart.ts";
-export { renderTable } from "./table.ts";
+export { renderGroupsTable, renderTable } from "./table.ts";

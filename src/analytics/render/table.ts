@@ -43,6 +43,11 @@ export function renderTable(report: Report): string {
   return `${sections.filter((section) => section !== "").join("\n\n")}\n`;
 }
 
+/** Only the per-group table (e.g. a second grouping of the same calls). */
+export function renderGroupsTable(report: Report): string {
+  return `${groupsTable(report)}\n`;
+}
+
 function header(report: Report): string {
   const since = report.window.since ?? report.firstEvent ?? "—";
   const until = report.window.until ?? report.lastEvent ?? "—";
