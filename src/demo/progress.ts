@@ -24,11 +24,17 @@ export function describeTally(tally: TrafficTally): string {
   return [...steps, `failed ${tally.failed}`, `cache hits ${tally.cacheHits}`].join(" · ");
 }
 
-/** A progress display for `total` calls, written to `stream`. */
+/**
+ * A progress display for `total` calls, written to `stream`; `more` adds to the shares (e.g. the
+ * chains a routing policy picks).
+ */
 export function createProgress(
   total: number,
   stream: NodeJS.WriteStream = process.stderr,
+  more: () => string = () => "",
 ): DemoProgress {
+  const describe = (tally: TrafficTally) =>
+    [describeTally(tally), more()].filter((part) => part !== "").join(" · ");
   if (!stream.isTTY) {
     let current = "";
     return {
@@ -39,9 +45,7 @@ export function createProgress(
       update: () => undefined,
       note: (line) => stream.write(`  ${line}\n`),
       stop: (tally) =>
-        stream.write(
-          `  ${current} done · ${tally.calls}/${total} calls · ${describeTally(tally)}\n`,
-        ),
+        stream.write(`  ${current} done · ${tally.calls}/${total} calls · ${describe(tally)}\n`),
     };
   }
   const bar = new SingleBar({
@@ -59,10 +63,10 @@ export function createProgress(
       bar.update({ phase });
       stream.write(`\n${pc.bold(`▶ ${name}`)}: ${description}\n`);
     },
-    update: (tally) => bar.update(tally.calls, { phase, shares: describeTally(tally) }),
+    update: (tally) => bar.update(tally.calls, { phase, shares: describe(tally) }),
     note: (line) => stream.write(`\n  ${line}\n`),
     stop: (tally) => {
-      bar.update(tally.calls, { phase: "done", shares: describeTally(tally) });
+      bar.update(tally.calls, { phase: "done", shares: describe(tally) });
       bar.stop();
     },
   };

@@ -11,14 +11,21 @@ import {
   buildReport,
   eventsFileSource,
   type Report,
+  renderGroupsTable,
   renderHtml,
   renderTable,
 } from "../analytics/index.ts";
-import { type CallEvent, createGatewayClient, type Recorder } from "../client/index.ts";
+import {
+  type CallEvent,
+  complexityScorer,
+  createGatewayClient,
+  type Recorder,
+} from "../client/index.ts";
 import { jsonLinesRecorder } from "../client/node/index.ts";
-import type { RouteConfig, StepwiseConfig } from "../config/index.ts";
+import type { RouteConfig, StepConfig, StepwiseConfig } from "../config/index.ts";
 import { StepwiseError } from "../errors/index.ts";
 import { startLocalSystem } from "./local-system.ts";
+import { PolicyView } from "./policy-view.ts";
 import { createProgress } from "./progress.ts";
 import { type DemoScenario, phaseSizes } from "./scenario.ts";
 import { runTraffic } from "./traffic.ts";
@@ -51,16 +58,10 @@ export interface DemoResult {
 /** Runs the demo end to end and shuts down everything it started, even on failure. */
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const log = options.log ?? ((line: string) => console.log(line));
-  const gateway = options.scenario.gateway
-    ? options.config.gateways.find((candidate) => candidate.id === options.scenario.gateway)
-    : options.config.gateways[0];
-  const route = gateway?.routes[options.scenario.route];
-  if (!gateway || !route) {
-    throw new StepwiseError({
-      code: "demo_route_missing",
-      message: `the scenario's route "${options.scenario.route}" is not in gateway "${options.scenario.gateway ?? options.config.gateways[0]?.id}": pick a route of the config with the scenario's route field`,
-    });
-  }
+  const { gateway, route, policyRouteName, policyRoute } = scenarioRoutes(
+    options.config,
+    options.scenario,
+  );
   const eventsFile = path.resolve(options.outDir, "events.jsonl");
   const htmlFile = path.resolve(options.outDir, "report.html");
   await mkdir(options.outDir, { recursive: true });
@@ -75,9 +76,16 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     log(
       `${pc.green("✔")} companion Worker at ${system.worker.url}; the app holds only an app token`,
     );
-    log(
-      `route ${pc.cyan(options.scenario.route)}: ${route.steps.map((step) => `${step.provider}/${step.model}`).join(" → ")}`,
-    );
+    if (policyRouteName !== options.scenario.route) {
+      log(
+        `route ${pc.cyan(options.scenario.route)}: ${route.steps.map((step) => `${step.provider}/${step.model}`).join(" → ")}`,
+      );
+    }
+    const policy =
+      policyRoute === undefined || policyRouteName === undefined
+        ? undefined
+        : new PolicyView(policyRouteName, policyRoute);
+    for (const line of policy?.describe() ?? []) log(line);
     log(
       pc.dim(
         `step timeouts capped at ${options.timeoutCapMs} ms for the demo; Pulumi.dev.yaml is unchanged`,
@@ -87,10 +95,16 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const file = jsonLinesRecorder({ path: eventsFile });
     let events = 0;
     let breakerTransitions = 0;
-    const progress = createProgress(options.requests, options.progressStream);
+    const progress = createProgress(
+      options.requests,
+      options.progressStream,
+      () => policy?.shares() ?? "",
+    );
     const recorder: Recorder = {
       record: (event: CallEvent) => {
         events += 1;
+        const note = policy?.observe(event);
+        if (note !== undefined) progress.note(note);
         return file.record(event);
       },
       breaker: (transition) => {
@@ -107,8 +121,15 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       gatewayId: gateway.id,
       baseUrl: system.worker.url,
       gatewayToken: system.appToken,
-      routes: { [options.scenario.route]: capTimeouts(route, options.timeoutCapMs) },
+      routes: {
+        [options.scenario.route]: capTimeouts(route, options.timeoutCapMs),
+        ...(policyRouteName === undefined || policyRoute === undefined
+          ? {}
+          : { [policyRouteName]: capTimeouts(policyRoute, options.timeoutCapMs) }),
+      },
       prices: options.config.models,
+      // The default complexity scorer tiers each call's question (a heuristic: docs/routing-policy.md).
+      scorer: complexityScorer,
       recorder,
       deadlineMs: 15_000,
       breaker: {
@@ -125,6 +146,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       sizes: phaseSizes(options.scenario.phases, options.requests),
       concurrency: options.concurrency,
       ratePerSecond: options.ratePerSecond,
+      ...(policyRouteName === undefined ? {} : { policyRoute: policyRouteName }),
       hooks: {
         setFaults: (rules) => system.emulator.mocks?.setFaults({ rules }),
         runAction: async (action) => {
@@ -151,19 +173,58 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     await writeFile(htmlFile, renderHtml(timeline));
     log("");
     log(renderTable(report));
+    if (policy && policyRouteName !== undefined) {
+      // The policy route's calls by plan and tier: what each tier cost, how often it fell back,
+      // and how many calls a spent budget sent elsewhere.
+      const byTier = await buildReport(eventsFileSource(eventsFile), {
+        dimensions: ["metadata.plan", "metadata.tier"],
+        routes: [policyRouteName],
+      });
+      log(pc.dim(`route ${policyRouteName} only:`));
+      log(renderGroupsTable(byTier));
+      log(policy.shares());
+    }
     return { report, eventsFile, htmlFile, calls: tally.calls, events, breakerTransitions };
   } finally {
     await system.close();
   }
 }
 
-/** A copy of the route whose step timeouts are at most `capMs`. */
+/**
+ * The scenario's gateway, route and policy route, from the config.
+ * @throws {StepwiseError} `demo_route_missing` for a route the gateway lacks, or a policy route without a policy.
+ */
+function scenarioRoutes(config: StepwiseConfig, scenario: DemoScenario) {
+  const gateway = scenario.gateway
+    ? config.gateways.find((candidate) => candidate.id === scenario.gateway)
+    : config.gateways[0];
+  const route = gateway?.routes[scenario.route];
+  if (!gateway || !route) {
+    throw new StepwiseError({
+      code: "demo_route_missing",
+      message: `the scenario's route "${scenario.route}" is not in gateway "${scenario.gateway ?? config.gateways[0]?.id}": pick a route of the config with the scenario's route field`,
+    });
+  }
+  const policyRouteName = scenario.policyRoute;
+  const policyRoute = policyRouteName === undefined ? undefined : gateway.routes[policyRouteName];
+  if (policyRouteName !== undefined && policyRoute?.policy === undefined) {
+    throw new StepwiseError({
+      code: "demo_route_missing",
+      message: `the scenario's policyRoute "${policyRouteName}" is ${policyRoute === undefined ? "not in" : "a route without a policy in"} gateway "${gateway.id}": name a route with a policy, or leave policyRoute out`,
+    });
+  }
+  return { gateway, route, policyRouteName, policyRoute };
+}
+
+/** A copy of the route whose step timeouts (in every chain) are at most `capMs`. */
 export function capTimeouts(route: RouteConfig, capMs: number): RouteConfig {
-  return {
-    ...route,
-    steps: route.steps.map((step) => ({
-      ...step,
-      timeoutMs: Math.min(step.timeoutMs ?? capMs, capMs),
-    })),
-  };
+  const cap = (steps: readonly StepConfig[]) =>
+    steps.map((step) => ({ ...step, timeoutMs: Math.min(step.timeoutMs ?? capMs, capMs) }));
+  const capped: RouteConfig = { ...route, steps: cap(route.steps) };
+  if (route.chains !== undefined) {
+    capped.chains = Object.fromEntries(
+      Object.entries(route.chains).map(([name, steps]) => [name, cap(steps)]),
+    );
+  }
+  return capped;
 }

@@ -35,6 +35,11 @@ const phaseSchema = z.strictObject({
 export const scenarioSchema = z.strictObject({
   gateway: z.string().min(1).optional(),
   route: z.string().min(1).default("default"),
+  /**
+   * A route with a routing policy that every other call takes, with a plan in its metadata and
+   * questions of three complexities; the same as `route` sends every call there. Default: none.
+   */
+  policyRoute: z.string().min(1).optional(),
   phases: z.array(phaseSchema).min(1, { error: "a scenario needs at least one phase" }),
 });
 
@@ -42,10 +47,14 @@ export type DemoScenario = z.infer<typeof scenarioSchema>;
 export type DemoPhase = DemoScenario["phases"][number];
 export type DemoAction = DemoPhase["actions"][number];
 
-/** The default story, on the dev stack's `chat-prod` gateway and its `default` route. */
+/**
+ * The default story, on the dev stack's `chat-prod` gateway: its `default` route, and every other
+ * call on `assistant`, whose routing policy tiers calls by plan and complexity.
+ */
 export function defaultScenario(primary = "anthropic", secondary = "openai"): DemoScenario {
   return scenarioSchema.parse({
     route: "default",
+    policyRoute: "assistant",
     phases: [
       { name: "healthy", description: "every provider answers", share: 0.2 },
       {

@@ -6,6 +6,7 @@
  */
 import type { ChatResponse, GatewayClient } from "../client/index.ts";
 import type { FaultRule } from "../emulator/mocks/index.ts";
+import { type DemoCall, demoCall } from "./policy-view.ts";
 import type { DemoAction, DemoPhase } from "./scenario.ts";
 
 /** Running counts of what served the calls so far. */
@@ -38,6 +39,12 @@ export interface TrafficOptions {
   readonly hooks: TrafficHooks;
   readonly sleep?: (ms: number) => Promise<void>;
   readonly now?: () => number;
+  /**
+   * A route with a routing policy that every other call takes instead of `route` (every call when
+   * it is `route`), with a plan in its metadata and questions of three complexities
+   * (`policy-view.ts`).
+   */
+  readonly policyRoute?: string;
 }
 
 /** Runs every phase; resolves with the final tally once every call has finished. */
@@ -48,6 +55,8 @@ export async function runTraffic(options: TrafficOptions): Promise<TrafficTally>
   const now = options.now ?? (() => Date.now());
   const interval = 1000 / options.ratePerSecond;
   let sequence = 0;
+  let plainTurn = 0;
+  let policyTurn = 0;
 
   for (const [phaseIndex, phase] of options.phases.entries()) {
     const size = options.sizes[phaseIndex] ?? 0;
@@ -63,7 +72,13 @@ export async function runTraffic(options: TrafficOptions): Promise<TrafficTally>
       while (inFlight.size >= options.concurrency) await Promise.race(inFlight);
       const wait = phaseStart + index * interval - now();
       if (wait > 0) await sleep(wait);
-      const call = sendOne(options.client, options.route, sequence++, tally).then(() => {
+      const turn = sequence++;
+      const policy =
+        options.policyRoute !== undefined &&
+        (options.policyRoute === options.route || turn % 2 === 1);
+      const next = demoCall(policy ? policyTurn++ : plainTurn++, policy);
+      const route = policy ? (options.policyRoute ?? options.route) : options.route;
+      const call = sendOne(options.client, route, next, tally).then(() => {
         inFlight.delete(call);
         options.hooks.onCall?.(tally);
       });
@@ -80,18 +95,16 @@ export async function runTraffic(options: TrafficOptions): Promise<TrafficTally>
 async function sendOne(
   client: GatewayClient,
   route: string,
-  sequence: number,
+  call: DemoCall,
   tally: TrafficTally,
 ): Promise<void> {
-  // One question in ten repeats, so the gateway cache has something to hit.
-  const question =
-    sequence % 10 === 9 ? "What is AI Gateway?" : `Summarise ticket #${sequence} in one sentence.`;
   let response: ChatResponse | undefined;
   try {
     response = await client.chat({
       route,
-      messages: [{ role: "user", content: question }],
+      messages: [{ role: "user", content: call.question }],
       maxTokens: 64,
+      ...(call.metadata === undefined ? {} : { metadata: call.metadata }),
     });
   } catch {
     response = undefined;

@@ -1,7 +1,14 @@
 import path from "node:path";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { capTimeouts, defaultScenario, loadScenario, phaseSizes } from "../../src/demo/index.ts";
+import { parseConfig } from "../../src/config/index.ts";
+import {
+  capTimeouts,
+  defaultScenario,
+  loadScenario,
+  phaseSizes,
+  runDemo,
+} from "../../src/demo/index.ts";
 
 const fixtures = path.resolve(import.meta.dirname, "../__fixtures__/demo");
 
@@ -86,5 +93,47 @@ describe("demo scenarios", () => {
         .timeoutMs,
     ).toBe(200);
     expect(route.steps[0]!.timeoutMs).toBe(15_000);
+  });
+
+  it("caps the timeouts of every chain of a policy route", () => {
+    const route = {
+      steps: [{ provider: "openai", model: "a", timeoutMs: 15_000 }],
+      chains: { frontier: [{ provider: "anthropic", model: "b", timeoutMs: 20_000 }] },
+      policy: [{ when: { tier: "complex" }, use: "frontier" }],
+    };
+    const capped = capTimeouts(route, 1_000);
+    expect(capped.chains?.frontier?.[0]?.timeoutMs).toBe(1_000);
+    expect(capped.policy).toBe(route.policy);
+    expect(route.chains.frontier[0]!.timeoutMs).toBe(20_000);
+  });
+
+  it("sends every other call of the default story to the dev stack's policy route", () => {
+    expect(defaultScenario().policyRoute).toBe("assistant");
+  });
+
+  it("refuses a policy route that is missing or has no policy, before starting anything", async () => {
+    const config = parseConfig({
+      accountId: "0123456789abcdef0123456789abcdef",
+      gateways: [{ id: "g", routes: { plain: [{ provider: "openai", model: "gpt-4o-mini" }] } }],
+      keys: { providers: ["openai"] },
+    });
+    const run = (policyRoute: string) =>
+      runDemo({
+        config,
+        scenario: { ...defaultScenario(), route: "plain", policyRoute },
+        requests: 1,
+        concurrency: 1,
+        ratePerSecond: 1,
+        outDir: "/nonexistent/never-written",
+        timeoutCapMs: 100,
+        log: () => undefined,
+      });
+    await expect(run("assistant")).rejects.toMatchObject({
+      code: "demo_route_missing",
+      message: expect.stringContaining('policyRoute "assistant" is not in gateway "g"'),
+    });
+    await expect(run("plain")).rejects.toMatchObject({
+      message: expect.stringContaining("a route without a policy"),
+    });
   });
 });

@@ -80,6 +80,58 @@ describe("stepwise demo (the whole system on one machine)", () => {
     expect(logLines.join("\n")).toMatch(/Routes \(step share of each route's calls\)/);
   });
 
+  it("sends every other call to the assistant route, whose policy picks a chain by plan and tier", async () => {
+    const events = (await readEvents()).filter((event) => event.route === "assistant");
+    expect(events).toHaveLength(50);
+    const chainsOf = (plan: string, tiers: string[]) =>
+      new Set(
+        events
+          .filter(
+            (event) =>
+              event.metadata?.plan === plan && tiers.includes(String(event.metadata?.tier)),
+          )
+          .map((event) => event.policy?.chain),
+      );
+    // Both plans meet all three of the scorer's tiers, and each takes its rule's chains.
+    for (const plan of ["free", "pro"]) {
+      for (const tier of ["simple", "moderate", "complex"]) {
+        expect(chainsOf(plan, [tier]).size, `${plan} × ${tier}`).toBeGreaterThan(0);
+      }
+    }
+    expect(chainsOf("free", ["complex"])).toEqual(new Set(["default"]));
+    expect(chainsOf("free", ["simple", "moderate"])).toEqual(new Set(["economy"]));
+    expect(chainsOf("pro", ["complex"])).toEqual(new Set(["frontier", "default"]));
+    expect([...chainsOf("pro", ["simple", "moderate"])]).toContain("default");
+    expect(logLines.join("\n")).toContain("rule 2: plan=pro tier=complex → frontier");
+  });
+
+  it("spends the frontier chain's cost budget mid-run and sends later pro × complex calls to default", async () => {
+    const budgeted = (await readEvents())
+      .filter((event) => event.policy?.budget !== undefined)
+      .sort((a, b) => a.time.localeCompare(b.time));
+    const outcomes = budgeted.map((event) => event.policy?.budget);
+    expect(outcomes[0]).toBe("within");
+    expect(outcomes.at(-1)).toBe("over");
+    const firstOver = outcomes.indexOf("over");
+    expect(firstOver).toBeGreaterThan(0);
+    expect(budgeted.slice(firstOver).every((event) => event.policy?.chain === "default")).toBe(
+      true,
+    );
+    expect(progressText.join("")).toMatch(
+      /budget of rule 2 spent \(\$0\.001 per 3600 s per plan\) after \d+ calls on assistant: its calls now take default/,
+    );
+  });
+
+  it("prints the policy route's calls grouped by plan and tier, with the budget hits", () => {
+    const text = logLines.join("\n");
+    expect(text).toContain("By metadata.plan · metadata.tier");
+    const proComplex = text.split("\n").find((line) => /^pro\s+complex\s/.test(line));
+    expect(proComplex).toBeDefined();
+    // The last column is the calls a spent budget sent to its over chain.
+    expect(Number(proComplex!.trim().split(/\s+/).at(-1))).toBeGreaterThan(0);
+    expect(text).toMatch(/^free\s+simple\s/m);
+  });
+
   it("never shows a provider key or the app token in events, logs or progress", async () => {
     const everything = [
       await readFile(result.eventsFile, "utf8"),

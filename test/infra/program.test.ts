@@ -295,7 +295,7 @@ describe("the example stack", () => {
       {
         id: "rule-2-budget",
         type: "rate",
-        properties: { key: "metadata.plan", limit: 0.02, limitType: "cost", window: 3600 },
+        properties: { key: "metadata.plan", limit: 0.001, limitType: "cost", window: 3600 },
         outputs: { success: to("frontier-model-0"), fallback: to("model-0") },
       },
       {
