@@ -57,7 +57,7 @@ export function findPolicyProblems(
     if (rule.when === undefined && index < rules.length - 1) {
       issues.push({
         path: rulePath,
-        message: `rule ${index} has no when, so it takes every request and rules ${index + 1}–${rules.length - 1} are never reached: give it a when, or move it last`,
+        message: `rule ${index} has no when, so it takes every request and ${index + 1 === rules.length - 1 ? `rule ${index + 1} is` : `rules ${index + 1}–${rules.length - 1} are`} never reached: give it a when, or move it last`,
       });
     }
     const target = asString(rule.use) ?? defaultChainName;

@@ -1,7 +1,8 @@
 /**
  * `stepwise validate` also tells whether Cloudflare would run the config: a dynamic route on an
  * unauthenticated or key-less gateway exits 1 naming the route and the fix; settings a dynamic
- * route drops are warnings (exit 0), and `--json` gives every entry a severity.
+ * route drops are warnings (exit 0), and `--json` gives every entry a severity. A step on a model
+ * `stepwise:models` marks as retiring is a warning before the date and an error from it on.
  */
 import { execFile } from "node:child_process";
 import path from "node:path";
@@ -103,6 +104,30 @@ describe("stepwise validate: what Cloudflare would run", () => {
       ["warning", "gateways[0].routes.default.deadlineMs"],
       ["warning", "gateways[0].routes.default.steps[1].cacheTtl"],
     ]);
+  });
+
+  it("warns about a step on a retiring model, at its YAML line, naming the replacement (exit 0)", async () => {
+    const { code, stderr } = await stepwise(
+      "validate",
+      "--file",
+      "test/__fixtures__/config/Pulumi.retiring.yaml",
+    );
+    expect(code).toBe(0);
+    expect(stderr).toMatch(
+      /⚠ gateways\[0\]\.routes\.default\.steps\[1\]\.model \(line 11\): .*uses anthropic\/claude-3-5-sonnet, which anthropic retires on 2999-01-01 \(in \d+ days\): replace it with anthropic\/claude-sonnet-4-5 before then/,
+    );
+  });
+
+  it("refuses a step on a model retired since, naming the replacement (exit 1)", async () => {
+    const { code, stderr } = await stepwise(
+      "validate",
+      "--file",
+      "test/__fixtures__/config/Pulumi.retired.yaml",
+    );
+    expect(code).toBe(1);
+    expect(stderr).toMatch(
+      /✖ gateways\[0\]\.routes\.default\.steps\[1\]\.model \(line 11\): .*which anthropic retired on 2020-01-01, so its calls fail: replace it with anthropic\/claude-sonnet-4-5/,
+    );
   });
 
   it("passes the dev stack with no error and no warning", async () => {

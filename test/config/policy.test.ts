@@ -82,7 +82,7 @@ describe("a route's policy", () => {
         policy: [{ use: "economy" }, { when: { plan: "pro" }, use: "frontier" }],
       },
       `${at}.policy[0]`,
-      /rule 0 has no when, so it takes every request and rules 1–1 are never reached: give it a when, or move it last/,
+      /rule 0 has no when, so it takes every request and rule 1 is never reached: give it a when, or move it last/,
     ],
     [
       "split shares over 100 %",

@@ -3,10 +3,13 @@
  * budget is a `cloudflare.AiGatewayDynamicRouting` with exactly the elements Cloudflare gets, in
  * Pulumi's spelling (conditions as JSON text, `rate` with `key`, `limit`, `limitType`, `window`);
  * a policy with a split, which that resource cannot hold, is a `VersionedDynamicRoute` with the
- * API's spelling; a policy route kept universal-only deploys nothing.
+ * API's spelling; a policy route kept universal-only deploys nothing. A step on a retired model
+ * stops the program before any resource; one on a model retiring later is a warning.
  */
 import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, describe, expect, it, vi } from "vitest";
+import { buildStack } from "../../infra/stack.ts";
+import { parseConfig } from "../../src/config/index.ts";
 import { fixtureBundlePath, installMocks, type Recorder, stackConfig } from "./helpers.ts";
 
 const steps = [{ provider: "openai", model: "gpt-4o-mini", timeoutMs: 8000 }];
@@ -181,5 +184,59 @@ describe("a routing policy deployed by Pulumi", () => {
       tiered: { id: "policy-gw-route-tiered-id", model: "dynamic/tiered" },
       trial: { id: "policy-gw-route-trial-id", model: "dynamic/trial" },
     });
+  });
+});
+
+describe("model churn in the Pulumi program", () => {
+  const churned = (date: string) =>
+    parseConfig({
+      accountId: "0123456789abcdef0123456789abcdef",
+      gateways: [
+        {
+          id: "churn",
+          routes: {
+            default: { dynamic: false, steps: [{ provider: "openai", model: "gpt-4o-mini" }] },
+          },
+        },
+      ],
+      keys: { providers: ["openai"] },
+      models: {
+        "openai/gpt-4o-mini": {
+          input: 0.15,
+          output: 0.6,
+          retires: { date, replacement: "openai/gpt-4.1-mini" },
+        },
+      },
+    });
+
+  it("refuses a step on a retired model before any resource, naming the replacement", async () => {
+    const mocks = await installMocks("policy-retired");
+    expect(() =>
+      buildStack(churned("2020-01-01"), {
+        secrets: { rotateToken: pulumi.secret("rotate") },
+        workerBundlePath: fixtureBundlePath,
+      }),
+    ).toThrow(
+      /gateways\[0\]\.routes\.default\.steps\[0\]\.model: .*retired on 2020-01-01, so its calls fail: replace it with openai\/gpt-4\.1-mini/,
+    );
+    expect(mocks.recorder.resources).toEqual([]);
+  });
+
+  it("deploys a step on a model that retires later, with a warning", async () => {
+    await installMocks("policy-retiring");
+    const warn = vi.spyOn(pulumi.log, "warn").mockResolvedValue();
+    try {
+      buildStack(churned("2999-01-01"), {
+        secrets: { rotateToken: pulumi.secret("rotate") },
+        workerBundlePath: fixtureBundlePath,
+      });
+      expect(warn).toHaveBeenCalledWith(
+        expect.stringMatching(
+          /^gateways\[0\]\.routes\.default\.steps\[0\]\.model: .*retires on 2999-01-01 .*replace it with openai\/gpt-4\.1-mini before then$/,
+        ),
+      );
+    } finally {
+      warn.mockRestore();
+    }
   });
 });
