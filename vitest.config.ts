@@ -12,7 +12,12 @@ export default defineConfig({
           environment: "node",
           // Plain output whatever the terminal: picocolors turns colours on when CI is set.
           env: { NO_COLOR: "1" },
-          testTimeout: 20_000,
+          // Whatever a test file leaves running is stopped, and the file fails naming it.
+          setupFiles: ["test/setup/no-orphans.ts"],
+          // Hang detectors, not speed limits: generous enough for a machine whose cores are all
+          // busy (npm run test:under-load), since no test asserts how fast anything runs.
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
         },
       },
       {
@@ -24,7 +29,8 @@ export default defineConfig({
         test: {
           name: "workers",
           include: ["test/worker/**/*.test.ts"],
-          testTimeout: 20_000,
+          testTimeout: 60_000,
+          hookTimeout: 120_000,
         },
       },
     ],

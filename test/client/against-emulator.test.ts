@@ -3,8 +3,10 @@
  * tests switch on and off: the breaker opens during an outage, stops calls from waiting for the
  * dead provider, probes after its cooldown and closes after recovery; streams cut short fail.
  */
+
+import { setTimeout as delay } from "node:timers/promises";
 import OpenAI from "openai";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import {
   createGatewayClient,
   type GatewayClientOptions,
@@ -53,6 +55,9 @@ beforeEach(() => {
   emulator.mocks!.setFaults({ rules: [] });
   emulator.mocks!.clearAttempts();
 });
+afterEach(() => {
+  vi.useRealTimers();
+});
 
 /** Real time plus a jump the test controls, so latency is real and cooldowns are skipped. */
 function jumpingClock() {
@@ -83,8 +88,32 @@ function anthropicAttempts(): number {
   return emulator.mocks!.attempts.filter((attempt) => attempt.provider === "anthropic").length;
 }
 
+/** Resolves once `condition` holds, polling on real time (the test's timers may be fake). */
+async function until(condition: () => boolean): Promise<void> {
+  while (!condition()) await delay(5);
+}
+
+/**
+ * Runs a call whose first attempt goes to Anthropic, which never answers: once the mock has the
+ * attempt, the step's timeout passes (fake timers, and the same jump on the client's clock), and
+ * the call goes on. No real time is waited, so a busy machine cannot time out a healthy step.
+ */
+async function pastAnthropicTimeout<T>(
+  start: () => Promise<T>,
+  clock: { skip(ms: number): void },
+): Promise<T> {
+  const before = anthropicAttempts();
+  const call = start();
+  await until(() => anthropicAttempts() > before);
+  clock.skip(stepTimeoutMs);
+  vi.advanceTimersByTime(stepTimeoutMs);
+  return call;
+}
+
 describe("the breaker against the emulator", () => {
   it("opens during an outage, stops waiting for the dead provider, probes, and closes after recovery", async () => {
+    // The gateway's step timeout runs on fake timers: it fires only when the test moves time.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const { client, clock, recorder } = clientFor();
 
     const healthy = await client.chat({ route: "default", messages });
@@ -95,7 +124,9 @@ describe("the breaker against the emulator", () => {
     emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "no-response" }] });
     const duringOutage = [];
     for (let call = 0; call < 2; call++) {
-      duringOutage.push(await client.chat({ route: "default", messages }));
+      duringOutage.push(
+        await pastAnthropicTimeout(() => client.chat({ route: "default", messages }), clock),
+      );
     }
     expect(duringOutage.map((answer) => answer.served.index)).toStrictEqual([1, 1]);
     for (const answer of duringOutage) {
@@ -103,17 +134,27 @@ describe("the breaker against the emulator", () => {
     }
     expect(client.health().anthropic).toMatchObject({ state: "open", consecutiveFailures: 2 });
 
-    // Open: Anthropic goes last, so calls are served by OpenAI without waiting for it.
+    // Open: Anthropic goes last, so calls are served by OpenAI without waiting for it. Time
+    // does not move: a call that tried Anthropic first would never end, so it fails instead.
     const attemptsBefore = anthropicAttempts();
-    const whileOpen = await client.chat({ route: "default", messages });
+    let ended = false;
+    const openCall = client.chat({ route: "default", messages }).finally(() => {
+      ended = true;
+    });
+    await until(() => ended || anthropicAttempts() > attemptsBefore);
+    expect(anthropicAttempts(), "a call tried Anthropic while its circuit was open").toBe(
+      attemptsBefore,
+    );
+    const whileOpen = await openCall;
     expect(whileOpen.served).toMatchObject({ index: 1, provider: "openai" });
-    expect(whileOpen.served.latencyMs).toBeLessThan(stepTimeoutMs);
-    expect(anthropicAttempts()).toBe(attemptsBefore);
 
     // Cooldown over, still down: the probe call tries Anthropic first, fails, and reopens.
     clock.skip(cooldownMs);
     expect(client.health().anthropic?.state).toBe("half-open");
-    const failedProbe = await client.chat({ route: "default", messages });
+    const failedProbe = await pastAnthropicTimeout(
+      () => client.chat({ route: "default", messages }),
+      clock,
+    );
     expect(failedProbe.served.index).toBe(1);
     expect(anthropicAttempts()).toBe(attemptsBefore + 1);
     expect(client.health().anthropic?.state).toBe("open");

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, onTestFinished, vi } from "vitest";
 import {
   AbortedError,
   AllStepsFailedError,
@@ -250,9 +250,18 @@ describe("transport failures", () => {
   });
 
   it("gives up on a silent attempt after attemptTimeoutMs and tries again", async () => {
+    // The attempt timeout runs on fake timers, so the second attempt has all the time it needs
+    // however busy the machine; only the first, silent one is timed out, when the test says so.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     server.urls[gatewayUrl]!.response = [{ type: "hang" }, openAiAnswer];
     const { client } = testClient({ attemptTimeoutMs: 30 });
-    const answer = await client.chat({ route: "default", messages });
+    const call = client.chat({ route: "default", messages });
+    await expect.poll(() => server.calls.length).toBe(1);
+    vi.advanceTimersByTime(30);
+    const answer = await call;
     expect(answer.served.attempts).toBe(2);
   });
 

@@ -1,4 +1,4 @@
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Emulator } from "../../src/emulator/index.ts";
 import {
   emulatorWith,
@@ -12,6 +12,7 @@ import {
 let emulator: Emulator | undefined;
 const stubs: { close(): Promise<void> }[] = [];
 afterEach(async () => {
+  vi.useRealTimers();
   await emulator?.close();
   emulator = undefined;
   await Promise.all(stubs.splice(0).map((stub) => stub.close()));
@@ -72,6 +73,9 @@ describe("streams through the universal endpoint", () => {
   });
 
   it("does not time out a stream that stalls after its first bytes", async () => {
+    // The step's timeout and the mock's stall run on fake timers: time moves only when the test
+    // says so, so a busy machine cannot fire the timeout before the first byte arrives.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const started = await emulatorWith({
       faults: { rules: [{ provider: "anthropic", kind: "stream-stall", delayMs: 600 }] },
     });
@@ -81,7 +85,11 @@ describe("streams through the universal endpoint", () => {
     steps[0]!.config = { requestTimeout: 400 };
     const response = await postJson(emulator.gatewayUrl("open"), steps);
     expect(response.headers.get("cf-aig-step")).toBe("0");
-    const body = await readBody(response);
+    const reading = readBody(response);
+    // The first bytes are through; the stall begins. Past 400 ms a timeout that still covered
+    // the stream would abort it; at 600 ms the stall ends and the stream completes.
+    vi.advanceTimersByTime(600);
+    const body = await reading;
     expect(body.ok).toBe(true);
     expect(body.text).toContain("message_stop");
   });
