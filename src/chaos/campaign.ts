@@ -8,7 +8,12 @@
  */
 import { jsonLinesRecorder } from "../client/node/index.ts";
 import type { StepwiseConfig } from "../config/index.ts";
-import { type LocalSystem, startLocalSystem } from "../demo/index.ts";
+import {
+  type LocalSystem,
+  startLocalSystem,
+  starvationVerdict,
+  watchEventLoop,
+} from "../demo/index.ts";
 import { AttemptTally } from "./attempt-tally.ts";
 import {
   campaignClient,
@@ -20,6 +25,13 @@ import {
 import { type CampaignTarget, chaosTarget } from "./chaos-config.ts";
 import { drainSystem } from "./collectors.ts";
 import { LeakScanner } from "./leak-scanner.ts";
+import {
+  type MachineBaseline,
+  machineCores,
+  measureBaseline,
+  scaleFor,
+  scaleSettings,
+} from "./machine.ts";
 import { fullCollection, sampleMemory } from "./memory.ts";
 import { type CampaignInput, type CampaignSettings, campaignSettings } from "./options.ts";
 import { tapProcessOutput } from "./output-tap.ts";
@@ -41,6 +53,11 @@ export interface CampaignOptions extends CampaignInput {
   readonly progressStream?: NodeJS.WritableStream & { isTTY?: boolean };
   /** Also write every event to this JSON-lines file (for `stepwise report`). */
   readonly eventsFile?: string;
+  /**
+   * Stops the campaign: no new call is sent, everything started is stopped, and `runCampaign`
+   * rejects with the signal's reason.
+   */
+  readonly signal?: AbortSignal;
 }
 
 /** When each rotation happens: spread evenly over the calls, providers taking turns. */
@@ -83,6 +100,7 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
     } finally {
       await system.close();
     }
+    options.signal?.throwIfAborted();
     // Rejections surface after the microtasks of the tick that dropped them.
     await new Promise((resolve) => setImmediate(resolve));
     return concludeCampaign({ ...collected, unhandled });
@@ -92,9 +110,34 @@ export async function runCampaign(options: CampaignOptions): Promise<CampaignRes
   }
 }
 
+/**
+ * Healthy calls through the whole chain, then the settings stretched to the machine's pace. The
+ * calls' attempts are cleared from the mocks' log, so they count in no figure.
+ */
+async function sizeToMachine(
+  initial: CampaignSettings,
+  target: CampaignTarget,
+  system: LocalSystem,
+  log: (line: string) => void,
+): Promise<{ settings: CampaignSettings; baseline: MachineBaseline; scale: number }> {
+  const baseline = await measureBaseline({
+    client: campaignClient(target, initial, system, { record: () => undefined }),
+    route: initial.route,
+    calls: initial.concurrency * 3,
+    concurrency: initial.concurrency,
+  });
+  system.emulator.mocks?.clearAttempts();
+  const scale = scaleFor(initial, baseline);
+  const settings = scaleSettings(initial, scale);
+  log(
+    `· sized to this machine (${machineCores()} cores): healthy calls take p90 ${baseline.p90Ms} ms, so step timeouts are ${settings.timeoutCapMs} ms and the deadline ${settings.deadlineMs} ms${scale > 1 ? ` (×${scale.toFixed(1)})` : ""}`,
+  );
+  return { settings, baseline, scale };
+}
+
 /** Everything between start-up and shutdown: faults, rotations, calls, and what they left. */
 async function runTraffic(
-  settings: CampaignSettings,
+  initialSettings: CampaignSettings,
   target: CampaignTarget,
   system: LocalSystem,
   scanner: LeakScanner,
@@ -102,6 +145,10 @@ async function runTraffic(
   options: CampaignOptions,
 ): Promise<Omit<Conclusion, "unhandled">> {
   registerSecrets(scanner, system, target.config.keys.providers);
+  const sized = initialSettings.sizeToMachine
+    ? await sizeToMachine(initialSettings, target, system, log)
+    : { settings: initialSettings, baseline: undefined, scale: 1 };
+  const { settings } = sized;
   const providers = routeProviders(target);
   const plan = campaignFaults(target, settings, Date.now());
   system.emulator.mocks?.setFaults(plan.schedule);
@@ -144,8 +191,10 @@ async function runTraffic(
     ...(collect === undefined ? {} : { collect }),
   });
   const trafficStart = performance.now();
+  const eventLoop = watchEventLoop();
   try {
     await runCalls({
+      ...(options.signal ? { signal: options.signal } : {}),
       client,
       route: settings.route,
       calls: settings.calls,
@@ -172,6 +221,7 @@ async function runTraffic(
     rotator.finish();
     clearInterval(drainTimer);
   }
+  const lag = eventLoop.stop();
   const durationMs = performance.now() - trafficStart;
   progress.stop(counts);
   system.emulator.mocks?.setFaults({ rules: [] });
@@ -189,5 +239,12 @@ async function runTraffic(
     durationMs,
     rotations: { planned: schedule.length, ...rotator.totals(), refusedKeys: tally.refusedKeys },
     drained: drain.totals,
+    machine: {
+      cores: machineCores(),
+      baseline: sized.baseline,
+      scale: sized.scale,
+      lag,
+      starvation: starvationVerdict(lag, settings.timeoutCapMs),
+    },
   };
 }

@@ -129,18 +129,28 @@ export interface RotationOutcome {
   readonly done: number;
   /** Rotations the Worker refused or that could not reach it. */
   readonly failed: number;
-  /** Provider attempts refused for their key while the run went on. */
+  /** Provider attempts refused for their key while the run went on, late ones included. */
   readonly refusedKeys: number;
+  /**
+   * Calls whose answer was a refusal of their key (a 401 or 403): the refusals a key change
+   * caused. An attempt that reaches the provider after its call has ended (its deadline passed,
+   * the caller gone) is refused once its old key is revoked, but fails no call.
+   */
+  readonly callsRefusedForKey: number;
   /** Old keys revoked at the provider once no call could still hold them. */
   readonly revoked: number;
 }
 
-/** Every rotation went through and no provider ever refused the key the Worker injected. */
+/** Every rotation went through and no call was refused for the key the Worker injected. */
 export function checkRotations(outcome: RotationOutcome): Check {
+  const late = Math.max(0, outcome.refusedKeys - outcome.callsRefusedForKey);
+  const lateText =
+    late === 0 ? "" : ` (${late} more reached the provider after their call had ended)`;
   return {
     name: "key rotations never fail a call",
-    ok: outcome.failed === 0 && outcome.done === outcome.planned && outcome.refusedKeys === 0,
-    detail: `${outcome.done} of ${outcome.planned} rotations through the Worker's admin API · ${outcome.revoked} old keys revoked after their calls drained · ${outcome.refusedKeys} attempts refused for their key`,
+    ok:
+      outcome.failed === 0 && outcome.done === outcome.planned && outcome.callsRefusedForKey === 0,
+    detail: `${outcome.done} of ${outcome.planned} rotations through the Worker's admin API · ${outcome.revoked} old keys revoked after their calls drained · ${outcome.callsRefusedForKey} calls refused for their key${lateText}`,
   };
 }
 

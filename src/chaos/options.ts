@@ -37,6 +37,11 @@ export interface CampaignInput {
   readonly deadlineToleranceMs?: number;
   /** How far below the expected availability the measured one may fall. Default 0.01 (quick: 0.04). */
   readonly availabilityTolerance?: number;
+  /**
+   * Measure healthy calls first and stretch every time budget when the machine is slow (see
+   * `machine.ts`). Default true.
+   */
+  readonly sizeToMachine?: boolean;
 }
 
 /** Every setting, resolved. */
@@ -59,6 +64,7 @@ export interface CampaignSettings {
   readonly availabilityTolerance: number;
   /** How often memory is sampled (each sample after a full garbage collection), in ms. */
   readonly sampleIntervalMs: number;
+  readonly sizeToMachine: boolean;
 }
 
 /** The fault rate of the route's first, second, third… provider when none is given. */
@@ -122,6 +128,7 @@ export function campaignSettings(input: CampaignInput = {}): CampaignSettings {
       input.availabilityTolerance ?? (quick ? 0.04 : 0.01),
     ),
     sampleIntervalMs: quick ? 250 : 1_000,
+    sizeToMachine: input.sizeToMachine ?? true,
   };
 }
 

@@ -4,6 +4,7 @@
  * against the theory with how retries and fallback relate to it, and each check as ✔ or ✖.
  */
 import pc from "picocolors";
+import { starvationNote } from "../demo/index.ts";
 import type { CampaignResult } from "./result.ts";
 
 const percent = (value: number | null, digits = 2) =>
@@ -33,6 +34,16 @@ function stepLines(result: CampaignResult): string[] {
   return [pc.dim(header), ...rows];
 }
 
+/** `machine 2 cores · healthy calls p90 14 ms · event-loop lag p99 12 ms · max 40 ms (…)`. */
+function machineLine(result: CampaignResult): string {
+  const { machine } = result;
+  const baseline =
+    machine.baseline === undefined
+      ? "not sized to it"
+      : `healthy calls p90 ${ms(machine.baseline.p90Ms)}${machine.scale > 1 ? `, time budgets ×${machine.scale.toFixed(1)}` : ""}`;
+  return `machine ${machine.cores} cores · ${baseline} · ${machine.starvation.summary}`;
+}
+
 /** The report, one line per array entry. */
 export function renderReport(result: CampaignResult): string[] {
   const { calls, availability, settings } = result;
@@ -53,6 +64,7 @@ export function renderReport(result: CampaignResult): string[] {
       `Fault campaign · ${result.gateway}/${result.route} · ${calls.total} calls (${calls.stream} streamed), ${settings.concurrency} at a time, seed ${settings.seed}`,
     ),
     `${(result.durationMs / 1000).toFixed(1)} s · ${result.callsPerSecond.toFixed(0)} calls/s · step timeouts capped at ${settings.timeoutCapMs} ms · deadline ${settings.deadlineMs} ms (${percent(settings.tightDeadline.share, 0)} of calls: ${settings.tightDeadline.ms} ms)`,
+    machineLine(result),
     "",
     pc.bold("Faults per attempt") +
       pc.dim(
@@ -79,6 +91,6 @@ export function renderReport(result: CampaignResult): string[] {
     "",
     result.ok
       ? `${pc.green("✔")} every invariant held`
-      : `${pc.red("✖")} ${result.checks.filter((check) => !check.ok).length} invariant(s) failed`,
+      : `${pc.red("✖")} ${result.checks.filter((check) => !check.ok).length} invariant(s) failed${result.machine.starvation.starved ? `: ${starvationNote(result.machine.starvation)}` : ""}`,
   ];
 }

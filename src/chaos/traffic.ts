@@ -44,6 +44,8 @@ export interface TrafficOptions {
   readonly actions?: readonly TrafficAction[];
   readonly onOutcome?: (outcome: CallOutcome) => void;
   readonly now?: () => number;
+  /** Stops sending new calls once aborted; calls in flight end by their deadline. */
+  readonly signal?: AbortSignal;
 }
 
 /** Whether each call streams: the same seed gives the same choice for every call. */
@@ -79,6 +81,7 @@ export async function runCalls(options: TrafficOptions): Promise<void> {
   const actions: Promise<void>[] = [];
   const inFlight = new Set<Promise<void>>();
   for (let index = 0; index < options.calls; index++) {
+    if (options.signal?.aborted) break;
     while (pending.length > 0 && pending[0]!.at <= index) {
       actions.push(
         pending
@@ -97,7 +100,9 @@ export async function runCalls(options: TrafficOptions): Promise<void> {
     );
     inFlight.add(call);
   }
-  for (const action of pending) actions.push(action.run().catch(() => undefined));
+  if (!options.signal?.aborted) {
+    for (const action of pending) actions.push(action.run().catch(() => undefined));
+  }
   await Promise.all(inFlight);
   await Promise.all(actions);
 }

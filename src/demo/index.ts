@@ -4,6 +4,20 @@
  * and demo scenarios.
  */
 
+export {
+  type EventLoopLag,
+  type EventLoopWatch,
+  type StarvationVerdict,
+  starvationNote,
+  starvationVerdict,
+  watchEventLoop,
+} from "./event-loop-lag.ts";
+export {
+  callsPerWindow,
+  explainFailures,
+  type FailureCounts,
+  rateLimitWarning,
+} from "./explain.ts";
 export { type LocalSystem, startLocalSystem } from "./local-system.ts";
 export {
   buildWorkerBundle,

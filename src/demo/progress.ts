@@ -24,6 +24,11 @@ export function describeTally(tally: TrafficTally): string {
   return [...steps, `failed ${tally.failed}`, `cache hits ${tally.cacheHits}`].join(" · ");
 }
 
+/** `▶ primary outage: anthropic answers 503`, or `▶ healthy` for a phase without a description. */
+export function phaseHeader(name: string, description: string): string {
+  return description === "" ? pc.bold(`▶ ${name}`) : `${pc.bold(`▶ ${name}`)}: ${description}`;
+}
+
 /**
  * A progress display for `total` calls, written to `stream`; `more` adds to the shares (e.g. the
  * chains a routing policy picks).
@@ -40,7 +45,7 @@ export function createProgress(
     return {
       phase: (name, description) => {
         current = name;
-        stream.write(`${pc.bold(`▶ ${name}`)}: ${description}\n`);
+        stream.write(`${phaseHeader(name, description)}\n`);
       },
       update: () => undefined,
       note: (line) => stream.write(`  ${line}\n`),
@@ -61,7 +66,7 @@ export function createProgress(
     phase: (name, description) => {
       phase = name;
       bar.update({ phase });
-      stream.write(`\n${pc.bold(`▶ ${name}`)}: ${description}\n`);
+      stream.write(`\n${phaseHeader(name, description)}\n`);
     },
     update: (tally) => bar.update(tally.calls, { phase, shares: describe(tally) }),
     note: (line) => stream.write(`\n  ${line}\n`),

@@ -24,6 +24,8 @@ import {
 import { jsonLinesRecorder } from "../client/node/index.ts";
 import type { RouteConfig, StepConfig, StepwiseConfig } from "../config/index.ts";
 import { StepwiseError } from "../errors/index.ts";
+import { type StarvationVerdict, starvationVerdict, watchEventLoop } from "./event-loop-lag.ts";
+import { type FailureCounts, rateLimitWarning } from "./explain.ts";
 import { startLocalSystem } from "./local-system.ts";
 import { PolicyView } from "./policy-view.ts";
 import { createProgress } from "./progress.ts";
@@ -33,7 +35,8 @@ import { runTraffic } from "./traffic.ts";
 export interface DemoOptions {
   readonly config: StepwiseConfig;
   readonly scenario: DemoScenario;
-  readonly requests: number;
+  /** Calls to send, spread over the scenario's phases by their shares. */
+  readonly calls: number;
   readonly concurrency: number;
   readonly ratePerSecond: number;
   /** Where the events file and the HTML report go. */
@@ -53,6 +56,10 @@ export interface DemoResult {
   readonly calls: number;
   readonly events: number;
   readonly breakerTransitions: number;
+  /** Failed calls by error code (`rate_limited`, `deadline_exceeded`, …). */
+  readonly failures: FailureCounts;
+  /** How starved for CPU the run was, next to its step timeouts. */
+  readonly starvation: StarvationVerdict;
 }
 
 /** Runs the demo end to end and shuts down everything it started, even on failure. */
@@ -91,18 +98,25 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         `step timeouts capped at ${options.timeoutCapMs} ms for the demo; Pulumi.dev.yaml is unchanged`,
       ),
     );
+    const warning = rateLimitWarning(gateway, options.calls, options.ratePerSecond);
+    if (warning !== undefined) log(pc.yellow(`⚠ ${warning}`));
 
     const file = jsonLinesRecorder({ path: eventsFile });
     let events = 0;
     let breakerTransitions = 0;
+    const failures = new Map<string, number>();
     const progress = createProgress(
-      options.requests,
+      options.calls,
       options.progressStream,
       () => policy?.shares() ?? "",
     );
     const recorder: Recorder = {
       record: (event: CallEvent) => {
         events += 1;
+        if (!event.ok) {
+          const code = event.errorCode ?? `status_${event.status}`;
+          failures.set(code, (failures.get(code) ?? 0) + 1);
+        }
         const note = policy?.observe(event);
         if (note !== undefined) progress.note(note);
         return file.record(event);
@@ -139,11 +153,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         minimumCalls: 10,
       },
     });
+    const eventLoop = watchEventLoop();
     const tally = await runTraffic({
       client,
       route: options.scenario.route,
       phases: options.scenario.phases,
-      sizes: phaseSizes(options.scenario.phases, options.requests),
+      sizes: phaseSizes(options.scenario.phases, options.calls),
       concurrency: options.concurrency,
       ratePerSecond: options.ratePerSecond,
       ...(policyRouteName === undefined ? {} : { policyRoute: policyRouteName }),
@@ -164,6 +179,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         onNote: (line) => progress.note(line),
       },
     });
+    const lag = eventLoop.stop();
     progress.stop(tally);
     await file.flush();
 
@@ -184,7 +200,16 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       log(renderGroupsTable(byTier));
       log(policy.shares());
     }
-    return { report, eventsFile, htmlFile, calls: tally.calls, events, breakerTransitions };
+    return {
+      report,
+      eventsFile,
+      htmlFile,
+      calls: tally.calls,
+      events,
+      breakerTransitions,
+      failures,
+      starvation: starvationVerdict(lag, options.timeoutCapMs),
+    };
   } finally {
     await system.close();
   }

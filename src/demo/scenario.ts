@@ -91,7 +91,8 @@ export function defaultScenario(primary = "anthropic", secondary = "openai"): De
 
 /**
  * Reads a scenario file (YAML or JSON).
- * @throws {StepwiseError} `scenario_unreadable` or `scenario_invalid`, naming every bad field and its line.
+ * @throws {StepwiseError} `scenario_not_found` (the file cannot be read), `scenario_unreadable`
+ * (not YAML or JSON) or `scenario_invalid`, naming every bad field and its line.
  */
 export async function loadScenario(file: string): Promise<DemoScenario> {
   let text: string;
@@ -105,7 +106,7 @@ export async function loadScenario(file: string): Promise<DemoScenario> {
       },
     ];
     throw new StepwiseError({
-      code: "scenario_unreadable",
+      code: "scenario_not_found",
       message: formatIssues(file, "demo scenario", issues),
       cause: error,
     });

@@ -1,14 +1,18 @@
 import { PassThrough } from "node:stream";
-import { beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type CampaignResult, renderReport, runCampaign } from "../../src/chaos/index.ts";
 import { loadConfig } from "../../src/config/index.ts";
 import { projectRoot } from "../e2e/worker-harness.ts";
 
 // A quick campaign through the real system: client → companion Worker (workerd) → emulator →
-// mock providers, with the seeded fault plan and key rotations.
+// mock providers, with the seeded fault plan and key rotations. The campaign sizes its time
+// budgets to the machine (healthy calls measured first), so it holds on a busy machine; when it
+// fails anyway and the machine was starved for CPU, each failed check says so.
 let result: CampaignResult;
 const logLines: string[] = [];
 let progressText = "";
+const stop = new AbortController();
+let campaign: Promise<CampaignResult> | undefined;
 
 beforeAll(async () => {
   const { config } = await loadConfig({ stack: "dev", cwd: projectRoot });
@@ -16,7 +20,7 @@ beforeAll(async () => {
   progressStream.on("data", (chunk: Buffer) => {
     progressText += chunk.toString();
   });
-  result = await runCampaign({
+  campaign = runCampaign({
     config,
     quick: true,
     calls: 250,
@@ -24,10 +28,33 @@ beforeAll(async () => {
     seed: 7,
     log: (line) => logLines.push(line),
     progressStream,
+    signal: stop.signal,
   });
-}, 60_000);
+  result = await campaign;
+}, 600_000);
+
+// If the hook failed or timed out, the campaign is still running: stop it, and with it the
+// Worker's workerd, the emulator and the mocks.
+afterAll(async () => {
+  stop.abort(new Error("the test is over"));
+  await campaign?.catch(() => undefined);
+});
 
 describe("a quick fault campaign through client → Worker → emulator", () => {
+  it("sizes itself to the machine and measures how starved it was", () => {
+    const { machine, settings } = result;
+    expect(machine.cores).toBeGreaterThan(0);
+    expect(machine.baseline?.calls).toBe(36);
+    // Step timeouts are at least 8 healthy-call latencies, and never below the quick default.
+    expect(settings.timeoutCapMs).toBeGreaterThanOrEqual(500);
+    expect(settings.timeoutCapMs).toBeGreaterThanOrEqual(8 * machine.baseline!.p90Ms);
+    expect(settings.deadlineMs).toBeGreaterThanOrEqual(5 * settings.timeoutCapMs);
+    expect(machine.lag.maxMs).toBeGreaterThanOrEqual(machine.lag.p99Ms);
+    expect(logLines.join("\n")).toMatch(
+      /sized to this machine \(\d+ cores\): healthy calls take p90/,
+    );
+  });
+
   it("holds every invariant", () => {
     for (const check of result.checks) expect(check, check.detail).toMatchObject({ ok: true });
     expect(result.checks.map((check) => check.name)).toEqual([
@@ -72,7 +99,7 @@ describe("a quick fault campaign through client → Worker → emulator", () => 
       done: 6,
       failed: 0,
       revoked: 6,
-      refusedKeys: 0,
+      callsRefusedForKey: 0,
     });
     expect(progressText).toMatch(
       /rotated openai to version \d{13}-[0-9a-f]+ \(sha256:[0-9a-f]{12}\)/,
@@ -92,6 +119,9 @@ describe("a quick fault campaign through client → Worker → emulator", () => 
     expect(report).toMatch(/= 1 − Π p, p = 0\.\d{3} · 0\.\d{3} · 0\.\d{3}/);
     expect(report).toContain("✔ every call recorded exactly once");
     expect(report).toContain("✔ every invariant held");
+    expect(report).toMatch(
+      /machine \d+ cores · healthy calls p90 [\d.,]+ ms.* · event-loop lag p99/,
+    );
     expect(logLines.join("\n")).toContain("250 calls, 12 at a time, seed 7");
     expect(progressText).toContain("250/250 calls done");
   });

@@ -162,10 +162,34 @@ describe("memory stays flat", () => {
 
 describe("key rotations never fail a call", () => {
   it("fails when a provider refused a key or a rotation did not go through", () => {
-    const clean = { planned: 6, done: 6, failed: 0, refusedKeys: 0, revoked: 6 };
+    const clean = {
+      planned: 6,
+      done: 6,
+      failed: 0,
+      refusedKeys: 0,
+      callsRefusedForKey: 0,
+      revoked: 6,
+    };
     expect(checkRotations(clean).ok).toBe(true);
-    expect(checkRotations({ ...clean, refusedKeys: 1 }).ok).toBe(false);
+    expect(checkRotations({ ...clean, refusedKeys: 1, callsRefusedForKey: 1 }).ok).toBe(false);
     expect(checkRotations({ ...clean, done: 5, failed: 1 }).ok).toBe(false);
+  });
+
+  it("counts only refusals a call saw, not attempts that arrived after their call had ended", () => {
+    // A starved machine: attempts reach the provider long after their calls gave up, carrying
+    // keys revoked meanwhile. No call was refused, so no rotation failed one.
+    const late = checkRotations({
+      planned: 6,
+      done: 6,
+      failed: 0,
+      refusedKeys: 278,
+      callsRefusedForKey: 0,
+      revoked: 6,
+    });
+    expect(late.ok).toBe(true);
+    expect(late.detail).toContain(
+      "0 calls refused for their key (278 more reached the provider after their call had ended)",
+    );
   });
 
   it("spreads the rotations over the run, providers taking turns", () => {

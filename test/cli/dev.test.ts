@@ -1,10 +1,10 @@
-import { spawn } from "node:child_process";
 import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { devCommand } from "../../src/cli/commands/dev.ts";
 import { accountId } from "../emulator/helpers.ts";
+import { startProcess } from "../helpers/processes.ts";
 
 let directory: string;
 let configFile: string;
@@ -37,7 +37,7 @@ afterAll(() => rm(directory, { recursive: true, force: true }));
 
 describe("stepwise dev", () => {
   it("serves the stack with faults from flags, prints its URLs and stops cleanly on SIGTERM", async () => {
-    const child = spawn(
+    const dev = startProcess(
       process.execPath,
       [
         "bin/stepwise.js",
@@ -47,7 +47,7 @@ describe("stepwise dev", () => {
         "--port",
         "0",
         "--json",
-        "--fault",
+        "--fault-rule",
         "anthropic=unavailable",
       ],
       {
@@ -55,22 +55,8 @@ describe("stepwise dev", () => {
         env: { ...process.env, STEPWISE_GATEWAY_TOKEN: "cli-token" },
       },
     );
-    let stdout = "";
-    let stderr = "";
-    child.stderr.on("data", (chunk: Buffer) => {
-      stderr += chunk.toString();
-    });
-    const exited = new Promise<number | null>((resolve) =>
-      child.on("exit", (code) => resolve(code)),
-    );
-    const line = await new Promise<string>((resolve, reject) => {
-      child.stdout.on("data", (chunk: Buffer) => {
-        stdout += chunk.toString();
-        const newline = stdout.indexOf("\n");
-        if (newline !== -1) resolve(stdout.slice(0, newline));
-      });
-      child.on("exit", () => reject(new Error(`dev exited early: ${stderr}`)));
-    });
+    onTestFinished(() => dev.stop().then(() => undefined));
+    const [line] = await dev.waitFor(/^\{.*\}$/m);
     const urls = JSON.parse(line) as {
       rest: string;
       gateways: Record<string, { universal: string; compat: string }>;
@@ -95,8 +81,8 @@ describe("stepwise dev", () => {
     expect(response.status).toBe(200);
     expect(response.headers.get("cf-aig-provider")).toBe("openai");
     await response.text();
-    child.kill("SIGTERM");
-    expect(await exited).toBe(0);
+    dev.child.kill("SIGTERM");
+    expect(await dev.exited).toBe(0);
     await expect(fetch(urls.rest)).rejects.toThrow();
   });
 
@@ -107,7 +93,7 @@ describe("stepwise dev", () => {
         .parseAsync(["--file", configFile, ...args], { from: "user" });
     await expect(run(["--upstream", "openai"])).rejects.toThrow(/provider=url/);
     await expect(run(["--port", "http"])).rejects.toThrow(/--port/);
-    await expect(run(["--fault", "openai=meltdown"])).rejects.toThrow(/unknown fault kind/);
+    await expect(run(["--fault-rule", "openai=meltdown"])).rejects.toThrow(/unknown fault kind/);
     await expect(run(["--upstream", "openai=ftp://x"])).rejects.toThrow(/http\(s\)/);
   });
 

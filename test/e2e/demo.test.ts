@@ -23,7 +23,7 @@ beforeAll(async () => {
   result = await runDemo({
     config,
     scenario: defaultScenario(),
-    requests: 100,
+    calls: 100,
     concurrency: 4,
     ratePerSecond: 50,
     outDir,

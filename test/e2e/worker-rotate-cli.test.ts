@@ -98,63 +98,73 @@ describe("stepwise rotate", () => {
     });
   });
 
-  const failures: [string, string[], Partial<RotateDependencies>, RegExp][] = [
+  // Usage errors (exit code 2) are the command line's fault; rotate_failed (exit code 1) is the
+  // Worker's refusal or absence.
+  const failures: [string, string[], Partial<RotateDependencies>, string, RegExp][] = [
     [
       "no admin token",
       ["openai", "-k", "-"],
       { env: { STEPWISE_WORKER_URL: "http://127.0.0.1:9" } },
+      "usage_invalid",
       /STEPWISE_ROTATE_TOKEN is not set/,
     ],
     [
       "no Worker URL",
       ["openai", "-k", "-"],
       { env: { STEPWISE_ROTATE_TOKEN: "x" } },
+      "usage_invalid",
       /No Worker URL: pass --worker/,
     ],
     [
       "a key with two lines",
       ["openai", "-k", "-"],
       { readStdin: async () => `${key}\n${key}\n` },
+      "usage_invalid",
       /contains whitespace/,
     ],
     [
       "an empty key",
       ["openai", "-k", "-"],
       { readStdin: async () => "\n" },
+      "usage_invalid",
       /The key from stdin is empty/,
     ],
     [
       "a missing key file",
       ["openai", "-k", "/nonexistent/openai.key"],
       {},
+      "usage_invalid",
       /Cannot read the key file \/nonexistent\/openai.key \(ENOENT\)/,
     ],
     [
       "an unknown provider",
       ["opnai", "-k", "-"],
       {},
+      "rotate_failed",
       /refused the rotation \(400 unknown_provider\): Unknown provider "opnai"/,
     ],
     [
       "a provider the config does not manage",
       ["anthropic", "-k", "-"],
       {},
+      "rotate_failed",
       /400 provider_not_managed/,
     ],
     [
       "an unreachable Worker",
       ["openai", "-k", "-", "--worker", "http://127.0.0.1:9"],
       {},
+      "rotate_failed",
       /Could not reach the Worker at http:\/\/127.0.0.1:9/,
     ],
-    ["a bad URL", ["openai", "-k", "-", "--worker", "not a url"], {}, /not a URL/],
+    ["a bad URL", ["openai", "-k", "-", "--worker", "not a url"], {}, "usage_invalid", /not a URL/],
   ];
-  it.each(failures)("fails clearly on %s", async (_name, args, dependencies, message) => {
+  it.each(failures)("fails clearly on %s", async (_name, args, dependencies, code, message) => {
     const error = await rotate(args, dependencies).then(
       () => undefined,
       (caught: unknown) => caught,
     );
-    expect(error).toMatchObject({ code: "rotate_failed" });
+    expect(error).toMatchObject({ code });
     expect((error as Error).message).toMatch(message);
     expect((error as Error).message).not.toContain(key);
   });

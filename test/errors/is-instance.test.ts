@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import * as infraErrors from "../../infra/errors.ts";
 import * as analyticsErrors from "../../src/analytics/errors.ts";
 import * as devCommand from "../../src/cli/commands/dev.ts";
-import * as rotateCommand from "../../src/cli/commands/rotate.ts";
+import * as cliExitCodes from "../../src/cli/exit-codes.ts";
 import * as clientErrors from "../../src/client/errors.ts";
 import * as configErrors from "../../src/config/errors.ts";
 import * as emulatorErrors from "../../src/emulator/errors.ts";
@@ -20,7 +20,7 @@ const classes: ErrorClass[] = [
     infraErrors,
     analyticsErrors,
     devCommand,
-    rotateCommand,
+    cliExitCodes,
     clientErrors,
     configErrors,
     emulatorErrors,

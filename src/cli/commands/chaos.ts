@@ -7,6 +7,7 @@
 import { Command, InvalidArgumentError } from "commander";
 import pc from "picocolors";
 import { type ConfigSourceOptions, loadConfigFrom, withConfigOptions } from "../config-options.ts";
+import { exitCodesHelp } from "../exit-codes.ts";
 
 interface ChaosCommandOptions extends ConfigSourceOptions {
   calls?: number;
@@ -62,7 +63,18 @@ export function chaosCommand(): Command {
     .option("--json", "print the result as JSON on stdout (progress stays on stderr)")
     .addHelpText(
       "after",
-      "\nExamples:\n  stepwise chaos\n  stepwise chaos --quick\n  stepwise chaos --calls 10000 --concurrency 32 --seed 7 --rates 0.5,0.3,0.1\n  stepwise chaos --json > chaos.json\n\nExit code 1 when an invariant fails.",
+      [
+        "",
+        "Examples:",
+        "  stepwise chaos",
+        "  stepwise chaos --quick",
+        "  stepwise chaos --calls 10000 --concurrency 32 --seed 7 --rates 0.5,0.3,0.1",
+        "  stepwise chaos --json > chaos.json",
+        "",
+        "Time budgets stretch to the machine: healthy calls are measured first. When calls fail on a",
+        "machine starved for CPU (event-loop lag measured during the run), the report says so.",
+        exitCodesHelp("an invariant failed"),
+      ].join("\n"),
     )
     .action(async (options: ChaosCommandOptions) => {
       // Loaded when the command runs: the campaign pulls in Miniflare, which every other

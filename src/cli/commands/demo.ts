@@ -1,14 +1,16 @@
 /**
  * @module
  * `stepwise demo`: the main job (`npm start`). The whole system on one machine, under a realistic
- * traffic mix with outages, a 429 storm and a key rotation, ending with the step-rate table.
+ * traffic mix with outages, a 429 storm and a key rotation, ending with the step-rate table and,
+ * when calls failed, why: the gateway's rate limit, a machine starved for CPU, or the faults.
  */
 import { Command, InvalidArgumentError } from "commander";
 import pc from "picocolors";
 import { type ConfigSourceOptions, loadConfigFrom, withConfigOptions } from "../config-options.ts";
+import { exitCodesHelp } from "../exit-codes.ts";
 
 interface DemoCommandOptions extends ConfigSourceOptions {
-  requests: number;
+  calls: number;
   concurrency: number;
   rate: number;
   scenario?: string;
@@ -28,7 +30,7 @@ export function demoCommand(): Command {
     .description(
       "Run the whole system locally (emulator, mock providers, companion Worker) under outages and a key rotation, then print step rates",
     )
-    .option("-n, --requests <count>", "calls to send", positiveInteger, 300)
+    .option("-n, --calls <count>", "calls to send", positiveInteger, 300)
     .option("-c, --concurrency <count>", "calls in flight at once", positiveInteger, 6)
     .option(
       "--rate <perSecond>",
@@ -41,21 +43,32 @@ export function demoCommand(): Command {
     .option("--timeout-cap <ms>", "cap on step timeouts during the demo", positiveInteger, 1_000)
     .addHelpText(
       "after",
-      "\nExamples:\n  stepwise demo\n  stepwise demo --requests 1000 --concurrency 16 --rate 100\n  stepwise demo --scenario my-outage.yaml\n\nAfterwards: stepwise report .stepwise/demo/events.jsonl --by provider",
+      [
+        "",
+        "Examples:",
+        "  stepwise demo",
+        "  stepwise demo --calls 500 --concurrency 12 --rate 50 --scenario my-outage.yaml",
+        "",
+        "The gateway's rateLimit applies: more calls in one window than it allows are answered 429",
+        "(the demo warns before it starts). Afterwards: stepwise report .stepwise/demo/events.jsonl --by provider",
+        exitCodesHelp("a call has no event (one was lost)"),
+      ].join("\n"),
     )
     .action(async (options: DemoCommandOptions) => {
       // Loaded when the command runs: the demo pulls in Miniflare, which every other command
       // would otherwise pay for at start-up.
-      const { defaultScenario, loadScenario, runDemo } = await import("../../demo/index.ts");
+      const { defaultScenario, explainFailures, loadScenario, runDemo } = await import(
+        "../../demo/index.ts"
+      );
       const { config, source } = await loadConfigFrom(options);
       const scenario = options.scenario ? await loadScenario(options.scenario) : defaultScenario();
       console.log(
-        `${pc.bold("Stepwise demo")} · ${source} · ${options.requests} calls, ${options.concurrency} at a time\n`,
+        `${pc.bold("Stepwise demo")} · ${source} · ${options.calls} calls, ${options.concurrency} at a time\n`,
       );
       const result = await runDemo({
         config,
         scenario,
-        requests: options.requests,
+        calls: options.calls,
         concurrency: options.concurrency,
         ratePerSecond: options.rate,
         outDir: options.outDir,
@@ -69,6 +82,12 @@ export function demoCommand(): Command {
       console.log(
         `availability ${pc.bold(percent(totals.availability))} · fallback rate ${pc.bold(percent(totals.fallbackRate))} · ${result.breakerTransitions} circuit transitions`,
       );
+      const failed = [...result.failures.values()].reduce((sum, count) => sum + count, 0);
+      if (failed > 0) {
+        console.log(`${pc.yellow("⚠")} ${failed} calls failed:`);
+        for (const line of explainFailures(result.failures, result.starvation))
+          console.log(`  ${line}`);
+      }
       console.log(
         lost === 0
           ? `${pc.green("✔")} nothing lost: ${result.calls} calls, ${result.events} events recorded`

@@ -10,6 +10,7 @@ import type { FaultRule, FaultSchedule } from "../../emulator/mocks/index.ts";
 import { defaultGatewayToken } from "../../emulator/options.ts";
 import { StepwiseError } from "../../errors/index.ts";
 import { type ConfigSourceOptions, loadConfigFrom, withConfigOptions } from "../config-options.ts";
+import { exitCodesHelp } from "../exit-codes.ts";
 
 /** What the command reads from its surroundings; injectable for tests. */
 export interface DevDependencies {
@@ -25,9 +26,9 @@ export interface DevDependencies {
 
 interface DevOptions extends ConfigSourceOptions {
   port: string;
-  upstream: string[];
-  faults?: string;
-  fault: string[];
+  upstream?: string[];
+  faultFile?: string;
+  faultRule?: string[];
   seed?: string;
   json?: boolean;
 }
@@ -41,7 +42,7 @@ export class DevOptionError extends StepwiseError {
   }
 }
 
-const collect = (value: string, previous: string[]) => [...previous, value];
+const collect = (value: string, previous: string[] = []) => [...previous, value];
 
 export function devCommand(dependencies: DevDependencies = {}): Command {
   return withConfigOptions(new Command("dev"))
@@ -51,14 +52,15 @@ export function devCommand(dependencies: DevDependencies = {}): Command {
       "-u, --upstream <provider=url>",
       "send a provider's requests to another server (repeatable)",
       collect,
-      [],
     )
-    .option("--faults <file>", "fault scenario file (YAML or JSON) for the mock providers")
     .option(
-      "--fault <spec>",
-      "one fault rule, e.g. anthropic=overloaded,count=2 (repeatable)",
+      "--fault-file <file>",
+      "a fault schedule (YAML or JSON) for the mock providers; see docs/emulator.md",
+    )
+    .option(
+      "--fault-rule <rule>",
+      "one fault rule, e.g. anthropic=overloaded,count=2 (repeatable; added after --fault-file's)",
       collect,
-      [],
     )
     .addOption(new Option("--seed <n>", "seed for random faults"))
     .option("--json", "print the URLs as one JSON line")
@@ -71,8 +73,9 @@ export function devCommand(dependencies: DevDependencies = {}): Command {
         "",
         "Examples:",
         "  stepwise dev",
-        "  stepwise dev --port 0 --fault anthropic=overloaded --fault openai:gpt-4o-mini=stream-cut",
-        "  stepwise dev --upstream openai=http://127.0.0.1:9101 --faults scenarios/outage.yaml",
+        "  stepwise dev --port 0 --fault-rule anthropic=overloaded --fault-rule openai:gpt-4o-mini=stream-cut",
+        "  stepwise dev --upstream openai=http://127.0.0.1:9101 --fault-file outage.yaml",
+        exitCodesHelp("the config is invalid"),
       ].join("\n"),
     )
     .action(async (options: DevOptions) => {
@@ -80,7 +83,7 @@ export function devCommand(dependencies: DevDependencies = {}): Command {
       const env = dependencies.env ?? process.env;
       const { config, source } = await loadConfigFrom(options);
       const port = readPort(options.port);
-      const upstreams = readUpstreams(options.upstream);
+      const upstreams = readUpstreams(options.upstream ?? []);
       const faults = await readFaults(options);
       const gatewayToken = env.STEPWISE_GATEWAY_TOKEN || undefined;
       // The emulator loads when the command runs, not when `stepwise --help` starts.
@@ -133,8 +136,8 @@ function readUpstreams(flags: readonly string[]): Record<string, string> {
 
 async function readFaults(options: DevOptions): Promise<FaultSchedule | undefined> {
   const { loadFaultSchedule, parseFaultFlag } = await import("../../emulator/mocks/index.ts");
-  const fromFile = options.faults ? await loadFaultSchedule(options.faults) : undefined;
-  const fromFlags: FaultRule[] = options.fault.map(parseFaultFlag);
+  const fromFile = options.faultFile ? await loadFaultSchedule(options.faultFile) : undefined;
+  const fromFlags: FaultRule[] = (options.faultRule ?? []).map(parseFaultFlag);
   if (!fromFile && fromFlags.length === 0) return undefined;
   let seed = fromFile?.seed;
   if (options.seed !== undefined) {

@@ -76,8 +76,8 @@ Figures: calls, share, success rate, availability (calls answered / calls made; 
 and network errors count against it), fallback rate (share served by step ≥ 1), p50/p95/p99
 latency, tokens, cost, cache hit rate, and over budget (calls a routing policy sent to its
 budget's over chain; the client's events record it). Threshold metrics: ${Object.keys(thresholdMetrics).join(", ")}.
-Exit codes: 0 ok; 1 a threshold was crossed or an API failed; 2 a usage error (a bad option,
-a directory or a file that is not events).`;
+Exit codes: 0 ok · 1 a threshold was crossed or an API failed · 2 usage error (a bad option,
+a directory, or a file that is not events)`;
 
 const collect = (value: string, previous: string[]) => [...previous, value];
 

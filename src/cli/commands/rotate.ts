@@ -8,8 +8,8 @@
 import { readFile } from "node:fs/promises";
 import { Command, Option } from "commander";
 import pc from "picocolors";
-import { StepwiseError } from "../../errors/index.ts";
 import { type RotatedVersion, rotateKey } from "../../worker-admin/index.ts";
+import { exitCodesHelp, UsageError } from "../exit-codes.ts";
 
 /** What the command reads from its surroundings; injectable for tests. */
 export interface RotateDependencies {
@@ -31,15 +31,6 @@ interface RotateOptions {
   json?: boolean;
 }
 
-/** A rotation that could not be done, with what to do about it. Code `rotate_failed`. */
-export class RotateError extends StepwiseError {
-  static override readonly kind: string = "stepwise.RotateError";
-  constructor(message: string, cause?: unknown) {
-    super({ code: "rotate_failed", message, cause });
-    this.name = "RotateError";
-  }
-}
-
 export function rotateCommand(dependencies: RotateDependencies = {}): Command {
   return new Command("rotate")
     .description("Rotate a provider key in the companion Worker (key from a file or stdin)")
@@ -59,6 +50,10 @@ export function rotateCommand(dependencies: RotateDependencies = {}): Command {
         "Examples:",
         "  stepwise rotate openai --key-file ./openai.key --worker https://stepwise-keys.example.workers.dev",
         "  op read op://vault/openai/key | stepwise rotate openai --key-file - --label ci:deploy-42",
+        "",
+        "Locally, `npm run worker:dev` starts the Worker at http://127.0.0.1:8787 with the admin token",
+        "stepwise-local-admin-token (docs/worker.md).",
+        exitCodesHelp("the Worker refused the rotation or could not be reached"),
       ].join("\n"),
     )
     .action(async (provider: string, options: RotateOptions) => {
@@ -66,13 +61,18 @@ export function rotateCommand(dependencies: RotateDependencies = {}): Command {
       const print = dependencies.print ?? ((line: string) => console.log(line));
       const token = env.STEPWISE_ROTATE_TOKEN?.trim();
       if (!token) {
-        throw new RotateError(
+        throw new UsageError(
           "STEPWISE_ROTATE_TOKEN is not set: export the Worker's admin token (its ROTATE_TOKEN secret) first.",
         );
       }
       const workerUrl = options.worker ?? env.STEPWISE_WORKER_URL;
       if (!workerUrl) {
-        throw new RotateError("No Worker URL: pass --worker https://… or set STEPWISE_WORKER_URL.");
+        throw new UsageError("No Worker URL: pass --worker https://… or set STEPWISE_WORKER_URL.");
+      }
+      if (!URL.canParse(workerUrl)) {
+        throw new UsageError(
+          `The Worker URL "${workerUrl}" is not a URL: pass --worker https://… (or http://127.0.0.1:8787 for npm run worker:dev).`,
+        );
       }
       const key = await readKey(options.keyFile, dependencies.readStdin ?? readProcessStdin);
       const metadata = await rotateKey({
@@ -95,13 +95,13 @@ export async function readKey(keyFile: string, readStdin: () => Promise<string>)
     text = keyFile === "-" ? await readStdin() : await readFile(keyFile, "utf8");
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code ?? "unreadable";
-    throw new RotateError(`Cannot read the key file ${keyFile} (${code}).`, error);
+    throw new UsageError(`Cannot read the key file ${keyFile} (${code}).`, error);
   }
   const key = text.replace(/\r?\n$/, "");
   const where = keyFile === "-" ? "stdin" : keyFile;
-  if (key === "") throw new RotateError(`The key from ${where} is empty.`);
+  if (key === "") throw new UsageError(`The key from ${where} is empty.`);
   if (/\s/.test(key)) {
-    throw new RotateError(
+    throw new UsageError(
       `The key from ${where} contains whitespace (more than one line, or spaces); a provider key never does.`,
     );
   }

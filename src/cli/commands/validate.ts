@@ -6,6 +6,7 @@ import { Command } from "commander";
 import pc from "picocolors";
 import type { RouteConfig, StepwiseConfig } from "../../config/index.ts";
 import { type ConfigSourceOptions, loadConfigFrom, withConfigOptions } from "../config-options.ts";
+import { exitCodeOf, exitCodesHelp } from "../exit-codes.ts";
 
 interface ValidateOptions extends ConfigSourceOptions {
   json?: boolean;
@@ -22,7 +23,7 @@ export function validateCommand(): Command {
     )
     .addHelpText(
       "after",
-      "\nExamples:\n  stepwise validate\n  stepwise validate --stack prod\n  stepwise validate --file gateways.yaml --json",
+      `\nExamples:\n  stepwise validate\n  stepwise validate --stack prod\n  stepwise validate --file gateways.yaml --json\n${exitCodesHelp("the config has a problem (each is printed with its line and fix)")}`,
     )
     .action(async (options: ValidateOptions) => {
       try {
@@ -63,7 +64,7 @@ export function validateCommand(): Command {
           issues: error.issues.map((issue) => ({ severity: "error", ...issue })),
           warnings: [],
         });
-        process.exitCode = 1;
+        process.exitCode = exitCodeOf(error);
       }
     });
 }

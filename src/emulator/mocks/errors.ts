@@ -1,7 +1,7 @@
 /**
  * @module
  * `FaultScheduleError`: a fault schedule (from code, a scenario file, the admin endpoint or a
- * `--fault` flag) that cannot be used, with every problem found and the path of each bad field.
+ * `--fault-rule` option) that cannot be used, with every problem found and the path of each bad field.
  */
 
 import { type DocumentIssue, formatIssues } from "../../config/document.ts";
@@ -18,7 +18,7 @@ export type FaultScheduleErrorCode =
 
 export interface FaultScheduleErrorOptions {
   readonly code: FaultScheduleErrorCode;
-  /** Where the schedule came from: a file path, `--fault <flag>`, `setFaults`… */
+  /** Where the schedule came from: a file path, `--fault-rule <rule>`, `setFaults`… */
   readonly source: string;
   readonly issues: readonly FaultScheduleIssue[];
   readonly cause?: unknown;

@@ -1,6 +1,6 @@
 /**
  * @module
- * The `--fault` command-line flag: one fault rule in one string.
+ * The `--fault-rule` command-line option: one fault rule in one string.
  *
  * Syntax: `[provider[:model]=]kind[,option=value]...`
  * - `provider` is a slug or `*` (all providers); `model` may contain `:` and `/`.
@@ -19,14 +19,14 @@ import type { FaultRule, FaultSchedule } from "./types.ts";
 
 /** The flag syntax, shown in every flag error. */
 export const faultFlagSyntax =
-  "--fault [provider[:model]=]kind[,rate=0.2][,count=3][,delayMs=500][,retryAfterSeconds=1][,fromMs=…][,untilMs=…]";
+  "--fault-rule [provider[:model]=]kind[,rate=0.2][,count=3][,delayMs=500][,retryAfterSeconds=1][,fromMs=…][,untilMs=…]";
 
 const numericOptions = ["rate", "count", "delayMs", "retryAfterSeconds", "fromMs", "untilMs"];
 
 function flagError(flag: string, message: string): FaultScheduleError {
   return new FaultScheduleError({
     code: "fault_flag_invalid",
-    source: `--fault ${flag}`,
+    source: `--fault-rule ${flag}`,
     issues: [{ path: "", message: `${message}. Syntax: ${faultFlagSyntax}` }],
   });
 }
@@ -66,7 +66,7 @@ function readHead(flag: string, head: string): Record<string, string> {
 }
 
 /**
- * Parses one `--fault` flag into a fault rule.
+ * Parses one `--fault-rule` option into a fault rule.
  * @throws FaultScheduleError (`fault_flag_invalid` for the syntax, `fault_schedule_invalid` for
  * a bad value) with a message that shows the syntax.
  */
@@ -90,10 +90,10 @@ export function parseFaultFlag(flag: string): FaultRule {
     }
     rule[name] = number;
   }
-  return parseFaultRule(rule, `--fault ${flag}`);
+  return parseFaultRule(rule, `--fault-rule ${flag}`);
 }
 
-/** A schedule from several `--fault` flags, in order, with an optional seed. */
+/** A schedule from several `--fault-rule` options, in order, with an optional seed. */
 export function faultScheduleFromFlags(flags: readonly string[], seed?: number): FaultSchedule {
   const rules = flags.map(parseFaultFlag);
   return seed === undefined ? { rules } : { seed, rules };

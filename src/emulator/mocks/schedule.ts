@@ -173,7 +173,7 @@ export function parseFaultSchedule(
 }
 
 /**
- * Validates one rule (e.g. built from a `--fault` flag).
+ * Validates one rule (e.g. built from a `--fault-rule` option).
  * @throws FaultScheduleError (`fault_schedule_invalid`) listing every bad field.
  */
 export function parseFaultRule(input: unknown, source = "fault rule"): FaultRule {
