@@ -2,10 +2,16 @@
  * @module
  * YAML and JSON documents with every problem located: the one way Stepwise reads a user-written
  * file (stack configs, fault schedules, demo scenarios) and reports what is wrong with it — the
- * path of each bad field, its line, what is wrong and how to fix it, in file order.
+ * path of each bad field, its line, what is wrong and how to fix it, in file order. zod's own
+ * wording ("expected object, received null") becomes a sentence about the field and what was
+ * found there; an unknown field, or a value that must be one of a few names, gets the closest
+ * name ("did you mean …?"); and one mistake makes one problem.
  */
-import { isNode, LineCounter, parseDocument } from "yaml";
+import { isMap, isNode, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
+import { humanMessage, unknownFieldMessage } from "./issue-wording.ts";
+
+export { closestName, didYouMean, editDistance } from "./suggest.ts";
 
 /** One problem in a document. */
 export interface DocumentIssue {
@@ -31,44 +37,81 @@ export function readYamlDocument(text: string): ReadDocumentResult {
   if (document.errors.length > 0) {
     return {
       ok: false,
-      issues: document.errors.map((error) => ({
-        path: "",
-        message: `not valid YAML or JSON: ${error.message.split("\n")[0]}`,
-        ...(error.linePos ? { line: error.linePos[0].line } : {}),
-      })),
+      issues: document.errors.map((error) => {
+        // The pretty message's first line ends with " at line 3, column 1:", before a snippet.
+        const first = error.message.split("\n")[0] ?? error.message;
+        const what = first.replace(/ at line \d+, column \d+:?\s*$/, "").replace(/:\s*$/, "");
+        const column = error.linePos ? `, column ${error.linePos[0].col}` : "";
+        return {
+          path: "",
+          message: `not valid YAML or JSON${column}: ${what}. Check the indentation, quotes and brackets there.`,
+          ...(error.linePos ? { line: error.linePos[0].line } : {}),
+        };
+      }),
     };
   }
+  const lineOf = (offset: number) => lineCounter.linePos(offset).line;
+  // The line of a field is the line of its key (where a reader looks for it), which for a block
+  // mapping is the line above its value; for a list item, the item's own line. A path that goes
+  // deeper than the document does ends at the deepest part that exists.
   const locate: Locate = (path) => {
-    for (let length = path.length; length > 0; length--) {
-      const node = document.getIn(path.slice(0, length), true);
-      if (isNode(node) && node.range) return lineCounter.linePos(node.range[0]).line;
+    let node: unknown = document.contents;
+    let line: number | undefined;
+    for (const segment of path) {
+      if (isMap(node)) {
+        const pair = node.items.find((item) => isScalar(item.key) && item.key.value === segment);
+        if (pair === undefined) break;
+        if (isNode(pair.key) && pair.key.range) line = lineOf(pair.key.range[0]);
+        node = pair.value;
+      } else if (isSeq(node)) {
+        // A name on a list is a wrapper the schema adds (a route written as a bare list of
+        // steps is read as `{ steps }`): the list itself is the next step of the path.
+        if (typeof segment !== "number") continue;
+        const item = node.items[segment];
+        if (!isNode(item) || !item.range) break;
+        line = lineOf(item.range[0]);
+        node = item;
+      } else break;
     }
-    return undefined;
+    return line;
   };
   return { ok: true, value: document.toJS(), locate };
 }
 
 export interface IssueOptions {
   readonly locate?: Locate;
-  /** The message for unknown fields, e.g. to suggest the field a typo meant. */
+  /**
+   * The schema the value was checked against: its field names are what an unknown field is
+   * compared with ("did you mean …?").
+   */
+  readonly schema?: z.ZodType;
+  /** The value that was checked, so a message can say what was found at the bad path. */
+  readonly input?: unknown;
+  /** Names a value at `path` may take besides the schema's, e.g. provider slugs. */
+  readonly namesAt?: (path: readonly PropertyKey[]) => readonly string[] | undefined;
+  /** How the source writes a top-level key, e.g. `stepwise:models` in a Pulumi stack file. */
+  readonly topLevelKey?: (key: string) => string;
+  /** The message for unknown fields, replacing the schema-based one. */
   readonly unknownFields?: (keys: readonly string[]) => string;
 }
 
-/** zod issues as document issues, in file order. */
+/** zod issues as document issues, in file order; an unknown field is one issue per field. */
 export function documentIssues(
   issues: readonly z.core.$ZodIssue[],
   options: IssueOptions = {},
 ): DocumentIssue[] {
   return sortByLine(
-    issues.map((issue) =>
-      locatedIssue(
-        issue.path as PropertyKey[],
-        issue.code === "unrecognized_keys" && options.unknownFields
-          ? options.unknownFields(issue.keys)
-          : issue.message,
-        options.locate,
-      ),
-    ),
+    issues.flatMap((issue) => {
+      const path = issue.path as PropertyKey[];
+      if (issue.code === "unrecognized_keys") {
+        if (options.unknownFields)
+          return [locatedIssue(path, options.unknownFields(issue.keys), options.locate)];
+        return issue.keys.map((key) =>
+          locatedIssue([...path, key], unknownFieldMessage(path, key, options), options.locate),
+        );
+      }
+      return [locatedIssue(path, humanMessage(issue, options), options.locate)];
+    }),
   );
 }
 
@@ -82,6 +125,31 @@ export function locatedIssue(
   return line === undefined
     ? { path: formatPath(path), message }
     : { path: formatPath(path), message, line };
+}
+
+/**
+ * Shape issues and cross-field issues as one list, one problem per mistake: a cross-field issue
+ * at a path that already has a shape issue, or about a field that has one, is a consequence of it
+ * (a provider that does not exist has no key either), so only the shape issue stays.
+ */
+export function mergeIssues(
+  shapeIssues: readonly DocumentIssue[],
+  crossFieldIssues: readonly DocumentIssue[],
+): DocumentIssue[] {
+  const badPaths = shapeIssues.map((issue) => issue.path).filter((path) => path !== "");
+  // A cross-field check that names, in its message, a field the shape already rejects (the
+  // list of key providers is not a list) was thrown off by that field: one mistake.
+  const consequence = (issue: DocumentIssue) =>
+    badPaths.some(
+      (path) =>
+        issue.path === path ||
+        new RegExp(`(^|[^\\w.\\[])${escapeRegExp(path)}($|[^\\w\\[])`).test(issue.message),
+    );
+  return sortByLine([...shapeIssues, ...crossFieldIssues.filter((issue) => !consequence(issue))]);
+}
+
+function escapeRegExp(text: string): string {
+  return text.replace(/[.*+?^${}()|[\]\\]/g, "\\$&");
 }
 
 /** Issues in file order, so they read top to bottom alongside the file; unlocated ones last. */

@@ -5,12 +5,15 @@
  */
 export { findConfigProblems } from "./checks.ts";
 export {
+  closestName,
   type DocumentIssue,
   documentIssues,
+  editDistance,
   formatIssues,
   formatPath,
   type Locate,
   locatedIssue,
+  mergeIssues,
   type ReadDocumentResult,
   readYamlDocument,
   sortByLine,

@@ -9,6 +9,7 @@ import { type Locate, readYamlDocument } from "./document.ts";
 import { ConfigError } from "./errors.ts";
 import { parseConfig } from "./parse.ts";
 import type { StepwiseConfig } from "./schema.ts";
+import { closestName } from "./suggest.ts";
 
 /** The Pulumi project name: config keys are `stepwise:<key>`. */
 export const configNamespace = "stepwise";
@@ -74,7 +75,20 @@ export function readConfigText(
   const document = readYamlDocument(text);
   if (!document.ok)
     throw new ConfigError({ code: "config_unreadable", source, issues: document.issues });
+  if (document.value === null || document.value === undefined) {
+    throw new ConfigError({
+      code: "config_invalid",
+      source,
+      issues: [
+        {
+          path: "",
+          message: `the file is empty: a Stepwise config needs at least stepwise:accountId and stepwise:gateways under config: (Pulumi.dev.yaml is a complete example)`,
+        },
+      ],
+    });
+  }
   const isStackFile = isStackFileValue(document.value);
+  if (isStackFile) assertNamespace(document.value.config, source, document.locate);
   const input = isStackFile ? extractNamespace(document.value.config) : document.value;
   // In a stack file, config path [gateways, 0] lives at [config, "stepwise:gateways", 0].
   const locate = (configPath: readonly PropertyKey[]): number | undefined => {
@@ -84,17 +98,53 @@ export function readConfigText(
       first === undefined ? ["config"] : ["config", `${configNamespace}:${String(first)}`, ...rest],
     );
   };
-  return { config: parseConfig(input, { source, locate }), locate };
+  const config = parseConfig(input, {
+    source,
+    locate,
+    ...(isStackFile ? { topLevelKey: (key: string) => `${configNamespace}:${key}` } : {}),
+  });
+  return { config, locate };
 }
 
+/** A Pulumi stack file: a top-level `config:` mapping and no Stepwise keys beside it. */
 function isStackFileValue(value: unknown): value is { config: Record<string, unknown> } {
   if (typeof value !== "object" || value === null || !("config" in value)) return false;
+  if ("accountId" in value || "gateways" in value) return false;
   const config = (value as { config: unknown }).config;
-  return (
-    typeof config === "object" &&
-    config !== null &&
-    Object.keys(config).some((key) => key.includes(":"))
-  );
+  return typeof config === "object" && config !== null && !Array.isArray(config);
+}
+
+/**
+ * A stack file whose `config:` has no `stepwise:` key at all: say so (and which key was probably
+ * meant) instead of reporting every Stepwise key as missing.
+ */
+function assertNamespace(
+  config: Record<string, unknown>,
+  source: string,
+  locate: (path: readonly PropertyKey[]) => number | undefined,
+): void {
+  const prefix = `${configNamespace}:`;
+  const keys = Object.keys(config);
+  if (keys.some((key) => key.startsWith(prefix))) return;
+  const namespaces = [...new Set(keys.map((key) => key.split(":")[0]!))];
+  const meant = closestName(configNamespace, namespaces);
+  const found = keys.length === 0 ? "it is empty" : `it has ${keys.join(", ")}`;
+  const hint =
+    meant === undefined
+      ? `write the Stepwise keys as ${prefix}accountId, ${prefix}gateways, … (Pulumi.dev.yaml is a complete example)`
+      : `did you mean "${prefix}" instead of "${meant}:"? Pulumi names each key <project>:<key>, and this project is ${configNamespace}`;
+  const line = locate(["config"]);
+  throw new ConfigError({
+    code: "config_invalid",
+    source,
+    issues: [
+      {
+        path: "",
+        message: `no ${prefix} keys under config: (${found}); ${hint}`,
+        ...(line === undefined ? {} : { line }),
+      },
+    ],
+  });
 }
 
 /** `{ "stepwise:gateways": [...], "cloudflare:apiToken": ... }` → `{ gateways: [...] }`. */

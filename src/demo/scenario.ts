@@ -118,9 +118,13 @@ export async function loadScenario(file: string): Promise<DemoScenario> {
       message: formatIssues(file, "demo scenario", document.issues),
     });
   }
-  const result = scenarioSchema.safeParse(document.value);
+  const result = scenarioSchema.safeParse(document.value, { reportInput: true });
   if (result.success) return result.data;
-  const issues = documentIssues(result.error.issues, { locate: document.locate });
+  const issues = documentIssues(result.error.issues, {
+    locate: document.locate,
+    schema: scenarioSchema,
+    input: document.value,
+  });
   throw new StepwiseError({
     code: "scenario_invalid",
     message: formatIssues(file, "demo scenario", issues),

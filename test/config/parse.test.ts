@@ -136,7 +136,7 @@ describe("parseConfig", () => {
         "gateways[0].routes.default.steps[1].model",
         "gateways[0].routes.default.steps[2].provider",
         "gateways[1].id",
-        "gateways[1].routes.other.steps[0]",
+        "gateways[1].routes.other.steps[0].colour",
       ].sort(),
     );
     const byPath = Object.fromEntries(problems.map((problem) => [problem.path, problem.message]));
@@ -144,7 +144,7 @@ describe("parseConfig", () => {
       /add it to keys.providers/,
     );
     expect(byPath["gateways[1].id"]).toMatch(/already used by gateways\[0\]/);
-    expect(byPath["gateways[1].routes.other.steps[0]"]).toMatch(/unknown field "colour"/);
+    expect(byPath["gateways[1].routes.other.steps[0].colour"]).toMatch(/unknown field "colour"/);
   });
 
   it("treats a provider held by the gateway (BYOK) as having a key", () => {
