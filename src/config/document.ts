@@ -11,7 +11,7 @@ import { isMap, isNode, isScalar, isSeq, LineCounter, parseDocument } from "yaml
 import type { z } from "zod";
 import { humanMessage, unknownFieldMessage } from "./issue-wording.ts";
 
-export { closestName, didYouMean, editDistance } from "./suggest.ts";
+export { closestName, editDistance } from "./suggest.ts";
 
 /** One problem in a document. */
 export interface DocumentIssue {

@@ -7,7 +7,7 @@
  */
 import type { z } from "zod";
 import type { IssueOptions } from "./document.ts";
-import { didYouMean, schemaAt, schemaKeys } from "./suggest.ts";
+import { closestName, schemaAt, schemaKeys } from "./suggest.ts";
 
 /** `unknown field "cachTtl": did you mean "cacheTtl"?`, or the fields there are. */
 export function unknownFieldMessage(
@@ -20,7 +20,7 @@ export function unknownFieldMessage(
     path.length === 0 && options.topLevelKey ? options.topLevelKey(field) : field;
   const what = path.length === 0 ? "key" : "field";
   if (known.length === 0) return `unknown ${what} "${name(key)}": remove it or check its spelling`;
-  const suggestion = didYouMean(key, known);
+  const suggestion = closestName(key, known);
   const list = known.map(name).join(", ");
   return suggestion === undefined
     ? `unknown ${what} "${name(key)}": ${path.length === 0 ? "keys" : "fields"} here are ${list}`
@@ -96,7 +96,7 @@ export function humanMessage(issue: z.core.$ZodIssue, options: IssueOptions): st
   const shown = isSecretPath(path) ? hideValue(found) : found;
   if (isZodDefault(message)) message = defaultReplacement(issue, field, shown) ?? message;
   const names = suggestionNames(issue, path, options);
-  const suggestion = typeof found === "string" && names ? didYouMean(found, names) : undefined;
+  const suggestion = typeof found === "string" && names ? closestName(found, names) : undefined;
   return suggestion === undefined ? message : `${message}. Did you mean "${suggestion}"?`;
 }
 

@@ -50,8 +50,6 @@ export function closestName(value: string, names: Iterable<string>): string | un
   return best?.name;
 }
 
-/** Alias of `closestName`, named for where it is used. */
-export const didYouMean = closestName;
 
 type Definition = {
   readonly type: string;
