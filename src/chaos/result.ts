@@ -194,7 +194,7 @@ export function concludeCampaign(conclusion: Conclusion): CampaignResult {
 }
 
 /** Failed checks say so when the machine was starved for CPU: the likely cause, not a bug. */
-function namingStarvation(checks: readonly Check[], machine: MachineFigures): Check[] {
+export function namingStarvation(checks: readonly Check[], machine: MachineFigures): Check[] {
   const note = starvationNote(machine.starvation);
   if (note === undefined) return [...checks];
   return checks.map((check) =>

@@ -50,7 +50,6 @@ export function closestName(value: string, names: Iterable<string>): string | un
   return best?.name;
 }
 
-
 type Definition = {
   readonly type: string;
   readonly shape?: Record<string, z.ZodType>;

@@ -69,8 +69,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     options.config,
     options.scenario,
   );
-  const eventsFile = path.resolve(options.outDir, "events.jsonl");
-  const htmlFile = path.resolve(options.outDir, "report.html");
+  // Relative when outDir is: the paths are printed for the user to open.
+  const eventsFile = path.join(options.outDir, "events.jsonl");
+  const htmlFile = path.join(options.outDir, "report.html");
   await mkdir(options.outDir, { recursive: true });
   await writeFile(eventsFile, "");
 

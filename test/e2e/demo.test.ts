@@ -1,88 +1,108 @@
-import { mkdtemp, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+/**
+ * `npm start` as the README shows it: the whole system on one machine (emulator, mock providers,
+ * the companion Worker in workerd), run in a fresh project directory with the dev stack. Its
+ * output is checked line by line against the README's console block, up to the figures and the
+ * timing-dependent circuit transitions; then what it wrote is checked.
+ */
+import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { PassThrough } from "node:stream";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import type { CallEvent } from "../../src/client/index.ts";
-import { loadConfig } from "../../src/config/index.ts";
-import { type DemoResult, defaultScenario, runDemo } from "../../src/demo/index.ts";
-import { projectRoot } from "./worker-harness.ts";
+import {
+  consoleBlock,
+  documented,
+  linePattern,
+  makeSandbox,
+  runDocumented,
+  type Sandbox,
+} from "../docs/documented.ts";
 
-let outDir: string;
-let result: DemoResult;
-const logLines: string[] = [];
-const progressText: string[] = [];
+let sandbox: Sandbox;
+let run: Awaited<ReturnType<typeof runDocumented>>;
 
 beforeAll(async () => {
-  outDir = await mkdtemp(path.join(tmpdir(), "stepwise-demo-"));
-  const { config } = await loadConfig({ stack: "dev", cwd: projectRoot });
-  const progressStream = new PassThrough() as unknown as NodeJS.WriteStream;
-  (progressStream as unknown as PassThrough).on("data", (chunk: Buffer) =>
-    progressText.push(chunk.toString()),
-  );
-  result = await runDemo({
-    config,
-    scenario: defaultScenario(),
-    calls: 100,
-    concurrency: 4,
-    ratePerSecond: 50,
-    outDir,
-    timeoutCapMs: 300,
-    breakerCooldownMs: 200,
-    log: (line) => logLines.push(line),
-    progressStream,
-  });
-}, 120_000);
+  sandbox = await makeSandbox();
+  run = await runDocumented(documented("npm start"), { sandbox });
+}, 600_000);
 
 afterAll(async () => {
-  await rm(outDir, { recursive: true, force: true });
+  await sandbox?.remove();
 });
 
 async function readEvents(): Promise<CallEvent[]> {
-  const text = await readFile(result.eventsFile, "utf8");
+  const text = await readFile(path.join(sandbox.directory, ".stepwise/demo/events.jsonl"), "utf8");
   return text
     .trim()
     .split("\n")
     .map((line) => JSON.parse(line) as CallEvent);
 }
 
-describe("stepwise demo (the whole system on one machine)", () => {
-  it("records every call exactly once", async () => {
-    const events = await readEvents();
-    expect(result.calls).toBe(100);
-    expect(result.events).toBe(100);
-    expect(events).toHaveLength(100);
-    expect(new Set(events.map((event) => event.id)).size).toBe(100);
+/**
+ * Lines of the README block whose presence depends on timing, not on the code; and the chain
+ * shares, listed most used first (two rare chains may swap places from run to run).
+ */
+const timingDependent = /^(circuit |anthropic revoked|operator rotated|chains )|· chains /;
+
+describe("npm start (stepwise demo), as the README shows it", () => {
+  it("exits 0 and prints what the README shows, up to the figures", () => {
+    expect(run.code, run.output).toBe(0);
+    const block = consoleBlock("README.md", "npm start").filter(
+      (line) => line.trim() !== "" && !line.trim().startsWith("…") && !line.startsWith("   "),
+    );
+    let from = 0;
+    for (const line of block) {
+      if (timingDependent.test(line.trim())) continue;
+      const pattern = linePattern(line);
+      const lines = run.output.split("\n");
+      const found = lines.findIndex((candidate, index) => index >= from && pattern.test(candidate));
+      expect(
+        found,
+        `README line not printed (in order): ${line}\n--- output:\n${run.output}`,
+      ).not.toBe(-1);
+      from = found + 1;
+    }
+    // The timing-dependent lines: some circuit transitions, the revocation and the rotation,
+    // and the chain shares.
+    expect(run.output).toMatch(/chains default \d+% · .* · over budget \d+/);
+    expect(run.output).toMatch(/circuit anthropic: closed → open \(consecutive_failures\)/);
+    expect(run.output).toContain("anthropic revoked the key the Worker injects");
+    expect(run.output).toMatch(
+      /operator rotated anthropic to version \d{13}-[0-9a-f]+ \(sha256:[0-9a-f]{12}\) through the Worker/,
+    );
   });
 
-  it("keeps every call answered through outages, a 429 storm and a revoked key, by falling back", () => {
-    const totals = result.report.totals;
-    expect(totals.calls).toBe(100);
-    expect(totals.availability).toBe(1);
-    expect(totals.fallbackRate).toBeGreaterThan(0.1);
-    expect(totals.steps["0"]).toBeGreaterThan(0);
-    expect(result.breakerTransitions).toBeGreaterThan(0);
+  it("records every call exactly once", async () => {
+    const events = await readEvents();
+    expect(events).toHaveLength(300);
+    expect(new Set(events.map((event) => event.id)).size).toBe(300);
+    expect(run.stdout).toContain("✔ nothing lost: 300 calls, 300 events recorded");
+  });
+
+  it("keeps every call answered through outages, a 429 storm and a revoked key, by falling back", async () => {
+    const events = await readEvents();
+    expect(events.every((event) => event.ok)).toBe(true);
+    expect(run.stdout).toContain("availability 100.00%");
+    expect(events.filter((event) => (event.step ?? 0) >= 1).length).toBeGreaterThan(30);
+    expect(events.filter((event) => event.step === 0).length).toBeGreaterThan(30);
+    expect(run.output).not.toContain("calls failed");
   });
 
   it("serves from the primary again after the key is rotated in through the Worker", async () => {
     const events = (await readEvents()).sort((a, b) => a.time.localeCompare(b.time));
-    const recovery = events.slice(-15);
+    const recovery = events.slice(-30);
     expect(recovery.filter((event) => event.step === 0).length).toBeGreaterThan(0);
-    expect(progressText.join("")).toMatch(
-      /operator rotated anthropic to version \d{13}-[0-9a-f]+ \(sha256:[0-9a-f]{12}\)/,
-    );
-    expect(progressText.join("")).toMatch(/circuit anthropic: half-open → closed/);
+    expect(run.output).toMatch(/circuit anthropic: half-open → closed/);
   });
 
   it("writes the HTML report and prints the step-rate table", async () => {
-    const html = await readFile(result.htmlFile, "utf8");
+    const html = await readFile(path.join(sandbox.directory, ".stepwise/demo/report.html"), "utf8");
     expect(html).toContain("<svg");
-    expect(logLines.join("\n")).toMatch(/Routes \(step share of each route's calls\)/);
+    expect(run.stdout).toMatch(/Routes \(step share of each route's calls\)/);
   });
 
   it("sends every other call to the assistant route, whose policy picks a chain by plan and tier", async () => {
     const events = (await readEvents()).filter((event) => event.route === "assistant");
-    expect(events).toHaveLength(50);
+    expect(events).toHaveLength(150);
     const chainsOf = (plan: string, tiers: string[]) =>
       new Set(
         events
@@ -102,7 +122,7 @@ describe("stepwise demo (the whole system on one machine)", () => {
     expect(chainsOf("free", ["simple", "moderate"])).toEqual(new Set(["economy"]));
     expect(chainsOf("pro", ["complex"])).toEqual(new Set(["frontier", "default"]));
     expect([...chainsOf("pro", ["simple", "moderate"])]).toContain("default");
-    expect(logLines.join("\n")).toContain("rule 2: plan=pro tier=complex → frontier");
+    expect(run.stdout).toContain("rule 2: plan=pro tier=complex → frontier");
   });
 
   it("spends the frontier chain's cost budget mid-run and sends later pro × complex calls to default", async () => {
@@ -117,13 +137,13 @@ describe("stepwise demo (the whole system on one machine)", () => {
     expect(budgeted.slice(firstOver).every((event) => event.policy?.chain === "default")).toBe(
       true,
     );
-    expect(progressText.join("")).toMatch(
+    expect(run.output).toMatch(
       /budget of rule 2 spent \(\$0\.001 per 3600 s per plan\) after \d+ calls on assistant: its calls now take default/,
     );
   });
 
   it("prints the policy route's calls grouped by plan and tier, with the budget hits", () => {
-    const text = logLines.join("\n");
+    const text = run.stdout;
     expect(text).toContain("By metadata.plan · metadata.tier");
     const proComplex = text.split("\n").find((line) => /^pro\s+complex\s/.test(line));
     expect(proComplex).toBeDefined();
@@ -132,11 +152,10 @@ describe("stepwise demo (the whole system on one machine)", () => {
     expect(text).toMatch(/^free\s+simple\s/m);
   });
 
-  it("never shows a provider key or the app token in events, logs or progress", async () => {
+  it("never shows a provider key or the app token in events or output", async () => {
     const everything = [
-      await readFile(result.eventsFile, "utf8"),
-      ...logLines,
-      ...progressText,
+      await readFile(path.join(sandbox.directory, ".stepwise/demo/events.jsonl"), "utf8"),
+      run.output,
     ].join("\n");
     expect(everything).not.toMatch(/demo-[a-z-]+-\d+-[0-9a-f]{12}/);
     expect(everything).not.toMatch(/sw_[0-9a-f]{12}_/);

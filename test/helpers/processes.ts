@@ -39,7 +39,8 @@ export async function descendantsOf(root: number): Promise<ProcessEntry[]> {
   return found;
 }
 
-function alive(pid: number): boolean {
+/** Whether a process (or, for a negative id, any process of a group) is still running. */
+export function alive(pid: number): boolean {
   try {
     process.kill(pid, 0);
     return true;
@@ -79,8 +80,12 @@ export const runningGroups = new Set<number>();
 /** A command started by a test. */
 export interface StartedProcess {
   readonly child: ChildProcess;
-  /** Everything written to stdout and stderr so far. */
+  /** Everything written to stdout and stderr so far, interleaved as it came. */
   output(): string;
+  /** What was written to stdout so far. */
+  stdout(): string;
+  /** What was written to stderr so far. */
+  stderr(): string;
   /** Resolves with the first match of `pattern` in the output; rejects if the process exits first. */
   waitFor(pattern: RegExp): Promise<RegExpMatchArray>;
   /** Resolves with the exit code, or -1 when a signal ended the process. */
@@ -104,21 +109,27 @@ export function startProcess(
   const group = child.pid;
   if (group !== undefined) runningGroups.add(group);
   let text = "";
+  const streams = { stdout: "", stderr: "" };
   const listeners = new Set<() => void>();
-  const onData = (chunk: Buffer) => {
-    text += chunk.toString("utf8");
+  const onData = (name: "stdout" | "stderr") => (chunk: Buffer) => {
+    const piece = chunk.toString("utf8");
+    text += piece;
+    streams[name] += piece;
     for (const listener of listeners) listener();
   };
-  child.stdout?.on("data", onData);
-  child.stderr?.on("data", onData);
+  child.stdout?.on("data", onData("stdout"));
+  child.stderr?.on("data", onData("stderr"));
   if (options.stdin !== undefined) child.stdin?.end(options.stdin);
   else child.stdin?.end();
+  // "close", not "exit": by then stdout and stderr have been read to the end.
   const exited = new Promise<number>((resolve) => {
     child.on("error", () => resolve(127));
-    child.on("exit", (code) => {
+    child.on("close", (code) => {
       resolve(code ?? -1);
     });
   }).finally(() => {
+    // A group whose leader and children are all gone needs no stopping.
+    if (group !== undefined && !alive(-group)) runningGroups.delete(group);
     for (const listener of listeners) listener();
   });
   let exitCode: number | undefined;
@@ -128,6 +139,8 @@ export function startProcess(
   return {
     child,
     output: () => text,
+    stdout: () => streams.stdout,
+    stderr: () => streams.stderr,
     waitFor(pattern) {
       return new Promise((resolve, reject) => {
         const check = () => {

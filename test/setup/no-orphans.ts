@@ -6,14 +6,14 @@
  * fails here even when it passed.
  */
 import { afterAll } from "vitest";
-import { descendantsOf, runningGroups, stopProcesses } from "../helpers/processes.ts";
+import { alive, descendantsOf, runningGroups, stopProcesses } from "../helpers/processes.ts";
 
 /** Helper processes that live as long as the test worker by design and end with it. */
 const expected = [/^esbuild$/];
 
 afterAll(async () => {
   // Groups first: a group outlives its leader, whose children are then no longer below us.
-  const groups = [...runningGroups];
+  const groups = [...runningGroups].filter((group) => alive(-group));
   runningGroups.clear();
   await stopProcesses(groups.map((group) => -group));
   const left = (await descendantsOf(process.pid)).filter(

@@ -1,0 +1,140 @@
+/**
+ * The README's and docs' `stepwise validate`, `stepwise dev`, `stepwise demo --help` and
+ * `npm run size` commands, run as written in a fresh project (or the repository, for a path into
+ * it), with their output checked against the console blocks and the claims around them.
+ */
+import { readFileSync } from "node:fs";
+import path from "node:path";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
+import { createProgram } from "../../src/cli/main.ts";
+import {
+  consoleBlock,
+  documented,
+  linePattern,
+  makeSandbox,
+  projectRoot,
+  runDocumented,
+  type Sandbox,
+  startDocumented,
+} from "./documented.ts";
+
+let sandbox: Sandbox;
+
+beforeAll(async () => {
+  sandbox = await makeSandbox();
+});
+
+afterAll(async () => {
+  await sandbox?.remove();
+});
+
+/** Every line of the block that is not "…" is printed, in order, up to the figures. */
+function expectBlockPrinted(block: readonly string[], output: string): void {
+  const lines = output.split("\n");
+  let from = 0;
+  for (const line of block) {
+    if (line.trim() === "" || line.trim() === "…") continue;
+    const pattern = linePattern(line);
+    const found = lines.findIndex((candidate, index) => index >= from && pattern.test(candidate));
+    expect(found, `not printed (in order): ${line}\n--- output:\n${output}`).not.toBe(-1);
+    from = found + 1;
+  }
+}
+
+describe("stepwise validate, as the README shows it", () => {
+  it("validates the dev stack and prints the summary the README shows", async () => {
+    const command = documented("npx stepwise validate --stack dev");
+    const run = await runDocumented(command, { sandbox });
+    expect(run.code, run.output).toBe(0);
+    expectBlockPrinted(consoleBlock("README.md", "npx stepwise validate --stack dev"), run.stdout);
+  });
+
+  it("prints every problem of the broken example, as the README shows, and exits 1", async () => {
+    const command = documented(
+      "npx stepwise validate --file test/__fixtures__/config/Pulumi.broken.yaml",
+    );
+    const run = await runDocumented(command, { sandbox, inProject: true });
+    expect(run.code).toBe(1);
+    expectBlockPrinted(consoleBlock("README.md", command), run.stderr);
+  });
+
+  it("runs the same check docs/pulumi.md runs before a deploy", async () => {
+    const run = await runDocumented(documented("node bin/stepwise.js validate --stack dev"), {
+      sandbox,
+      inProject: true,
+    });
+    expect(run.code).toBe(0);
+    expect(run.stdout).toContain("✔ Pulumi.dev.yaml is valid");
+  });
+});
+
+describe("stepwise demo --help", () => {
+  it("lists every option the README names", async () => {
+    const run = await runDocumented(documented("stepwise demo --help"), { sandbox });
+    expect(run.code).toBe(0);
+    const readme = readFileSync(path.join(projectRoot, "README.md"), "utf8");
+    const options = /Options \(`stepwise demo --help` for all\):([^.]*)\./.exec(readme)?.[1];
+    const named = [...(options ?? "").matchAll(/`(--[a-z-]+)`/g)].map((match) => match[1]!);
+    expect(named).toEqual([
+      "--calls",
+      "--concurrency",
+      "--rate",
+      "--scenario",
+      "--out-dir",
+      "--stack",
+      "--file",
+    ]);
+    for (const option of named) expect(run.stdout).toContain(`${option} `);
+  });
+});
+
+describe("stepwise dev, as the README shows it", () => {
+  it("serves a local gateway whose primary is down: calls are served by the fallback", async () => {
+    // `--port 0`: the test listens on a port chosen at run time, never on the fixed 8787.
+    const dev = startDocumented(
+      documented("stepwise dev --stack dev --fault-rule anthropic=overloaded"),
+      { sandbox, append: "--port 0" },
+    );
+    onTestFinished(() => dev.stop().then(() => undefined));
+    const [, compat] = await dev.waitFor(/gateway chat-prod[\s\S]*?compat\s+(\S+)/);
+    expect(dev.output()).toContain("gateway token stepwise-dev-token");
+    expect(dev.output()).toMatch(/faults\s+1 rule\(s\)/);
+    const response = await fetch(compat!, {
+      method: "POST",
+      headers: {
+        "content-type": "application/json",
+        "cf-aig-authorization": "Bearer stepwise-dev-token",
+        authorization: "Bearer any-provider-key",
+      },
+      body: JSON.stringify({
+        model: "dynamic/default",
+        messages: [{ role: "user", content: "Hi" }],
+      }),
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("cf-aig-provider")).toBe("openai");
+    await response.text();
+    // Ctrl-C stops it cleanly.
+    dev.child.kill("SIGINT");
+    expect(await dev.exited).toBe(0);
+    expect(dev.output()).toContain("stopped");
+  });
+
+  it("has every option docs/emulator.md's synopsis shows", () => {
+    const doc = readFileSync(path.join(projectRoot, "docs/emulator.md"), "utf8");
+    const synopsis = /```text\n(stepwise dev [\s\S]*?)```/.exec(doc)?.[1] ?? "";
+    const shown = new Set([...synopsis.matchAll(/(--[a-z-]+)/g)].map((match) => match[1]!));
+    const dev = createProgram().commands.find((command) => command.name() === "dev")!;
+    const real = new Set(dev.options.map((option) => option.long));
+    expect([...shown].filter((option) => !real.has(option))).toEqual([]);
+    expect([...real].filter((option) => !shown.has(option!) && option !== "--help")).toEqual([]);
+  });
+});
+
+describe("npm run size", () => {
+  it("prints the client entry's minified and gzipped size", async () => {
+    const run = await runDocumented(documented("npm run size"), { sandbox, inProject: true });
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).toMatch(/gzip/i);
+  });
+});
