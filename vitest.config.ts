@@ -18,6 +18,8 @@ export default defineConfig({
           // busy (npm run test:under-load), since no test asserts how fast anything runs.
           testTimeout: 60_000,
           hookTimeout: 120_000,
+          // expect.poll waits for something to happen; on a busy machine it may take seconds.
+          expect: { poll: { timeout: 30_000 } },
         },
       },
       {
@@ -31,6 +33,7 @@ export default defineConfig({
           include: ["test/worker/**/*.test.ts"],
           testTimeout: 60_000,
           hookTimeout: 120_000,
+          expect: { poll: { timeout: 30_000 } },
         },
       },
     ],

@@ -9,6 +9,7 @@
 import { jsonLinesRecorder } from "../client/node/index.ts";
 import type { StepwiseConfig } from "../config/index.ts";
 import {
+  type EventLoopLag,
   type LocalSystem,
   startLocalSystem,
   starvationVerdict,
@@ -192,6 +193,7 @@ async function runTraffic(
   });
   const trafficStart = performance.now();
   const eventLoop = watchEventLoop();
+  let lag: EventLoopLag | undefined;
   try {
     await runCalls({
       ...(options.signal ? { signal: options.signal } : {}),
@@ -217,11 +219,11 @@ async function runTraffic(
       },
     });
   } finally {
+    lag = eventLoop.stop();
     sampler.stop();
     rotator.finish();
     clearInterval(drainTimer);
   }
-  const lag = eventLoop.stop();
   const durationMs = performance.now() - trafficStart;
   progress.stop(counts);
   system.emulator.mocks?.setFaults({ rules: [] });
