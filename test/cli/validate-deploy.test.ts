@@ -42,10 +42,10 @@ describe("stepwise validate: what Cloudflare would run", () => {
     expect(code).toBe(1);
     expect(stderr).toContain("it would not work on Cloudflare");
     expect(stderr).toMatch(
-      /gateways\[0\]\.routes\.default \(line 9\): route "default" is deployed as the dynamic route dynamic\/default, but gateway "open" is not authenticated.*set gateways\[0\]\.authentication: true, or set dynamic: false on route "default"/,
+      /gateways\[0\]\.routes\.default \(line 8\): route "default" is deployed as the dynamic route dynamic\/default, but gateway "open" is not authenticated.*set gateways\[0\]\.authentication: true, or set dynamic: false on route "default"/,
     );
     expect(stderr).toMatch(
-      /gateways\[1\]\.routes\.default\.steps\[1\]\.provider \(line 15\): .*calls anthropic with the key stored in gateway "keyless" \(BYOK\), and there is none: add anthropic to gateways\[1\]\.byok\.providers/,
+      /gateways\[1\]\.routes\.default\.steps\[1\]\.provider \(line 16\): .*calls anthropic with the key stored in gateway "keyless" \(BYOK\), and there is none: add anthropic to gateways\[1\]\.byok\.providers/,
     );
     // openai has a stored key on `keyless`: no error for it.
     expect(stderr).not.toMatch(/calls openai with the key stored in gateway "keyless"/);

@@ -7,6 +7,8 @@ import { readFileSync } from "node:fs";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { createProgram } from "../../src/cli/main.ts";
+import { loadConfig } from "../../src/config/index.ts";
+import { compileUniversalRequest } from "../../src/routes/index.ts";
 import {
   consoleBlock,
   documented,
@@ -96,22 +98,26 @@ describe("stepwise dev, as the README shows it", () => {
       { sandbox, append: "--port 0" },
     );
     onTestFinished(() => dev.stop().then(() => undefined));
-    const [, compat] = await dev.waitFor(/gateway chat-prod[\s\S]*?compat\s+(\S+)/);
+    const [, universal] = await dev.waitFor(/gateway chat-prod[\s\S]*?universal\s+(\S+)/);
     expect(dev.output()).toContain("gateway token stepwise-dev-token");
     expect(dev.output()).toMatch(/faults\s+1 rule\(s\)/);
-    const response = await fetch(compat!, {
+    // The route as the thin client sends it: its steps, each with a key.
+    const { config } = await loadConfig({ stack: "dev", cwd: sandbox.directory });
+    const steps = compileUniversalRequest(
+      config.gateways[0]!.routes.default!,
+      { messages: [{ role: "user", content: "Hi" }] },
+      { keyLookup: () => "any-provider-key" },
+    );
+    const response = await fetch(universal!, {
       method: "POST",
       headers: {
         "content-type": "application/json",
         "cf-aig-authorization": "Bearer stepwise-dev-token",
-        authorization: "Bearer any-provider-key",
       },
-      body: JSON.stringify({
-        model: "dynamic/default",
-        messages: [{ role: "user", content: "Hi" }],
-      }),
+      body: JSON.stringify(steps),
     });
     expect(response.status).toBe(200);
+    expect(response.headers.get("cf-aig-step")).toBe("1");
     expect(response.headers.get("cf-aig-provider")).toBe("openai");
     await response.text();
     // Ctrl-C stops it cleanly.

@@ -138,6 +138,36 @@ const notRunHere: Readonly<Record<string, NotRunHere>> = {
     reason: "npm run worker:dev runs it (test/docs/worker-dev.test.ts)",
     check: () => expect(read("tools/scripts/worker-dev.ts")).toContain('"dev",'),
   },
+  "npx wrangler kv key list --binding KEYS --prefix key: --remote": {
+    reason: "lists a deployed namespace (--remote): needs a Cloudflare account",
+    check: () => expect(read("wrangler.jsonc")).toContain('"binding": "KEYS"'),
+  },
+  "npx wrangler kv key delete --binding KEYS --remote <name>": {
+    reason: "deletes from a deployed namespace (--remote): needs a Cloudflare account",
+    check: () => expect(read("wrangler.jsonc")).toContain('"binding": "KEYS"'),
+  },
+  "npm run bench -- --only worker-overhead": {
+    reason: "measures for minutes; its parts are tested in test/tools/bench",
+    check() {
+      expect(read("tools/bench/run.ts")).toContain("--only <id,id>");
+      expect(read("tools/bench/worker-overhead.ts")).toContain('"worker-overhead"');
+    },
+  },
+  "stepwise report --source analytics-engine": {
+    reason:
+      "names the option; stepwise report points.jsonl --source analytics-engine --by route,step runs in test/docs/report.test.ts",
+    check: () => expect(read("src/cli/commands/report.ts")).toContain('"analytics-engine"'),
+  },
+  'curl -s "https://api.cloudflare.com/client/v4/accounts/$ACCOUNT/analytics_engine/sql" -H "Authorization: Bearer $TOKEN" -d "SELECT * FROM stepwise_events WHERE timestamp > NOW() - INTERVAL \'1\' DAY FORMAT JSONEachRow" > points.jsonl':
+    {
+      reason:
+        "queries Cloudflare's Analytics Engine SQL API: needs an account; the report over what it writes runs in test/docs/report.test.ts",
+      check: () => expect(read("wrangler.jsonc")).toContain('"dataset": "stepwise_events"'),
+    },
+  "npx vitest run --project workers": {
+    reason: "npm run test:worker is this command, and npm test runs the workers project",
+    check: scriptIs("test:worker", "vitest run --project workers"),
+  },
   "npx stepwise <command>": {
     reason: "a template; npx stepwise validate --stack dev runs in test/docs/cli.test.ts",
     check: () => expect(scripts.stepwise).toContain("node bin/stepwise.js"),

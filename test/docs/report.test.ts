@@ -4,10 +4,11 @@
  * each checked against what the text says it does.
  */
 import { existsSync, readFileSync } from "node:fs";
+import { copyFile } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { generateEvents, writeEventLines } from "../../tools/scripts/generate-events.ts";
-import { documented, makeSandbox, runDocumented, type Sandbox } from "./documented.ts";
+import { documented, makeSandbox, projectRoot, runDocumented, type Sandbox } from "./documented.ts";
 
 let sandbox: Sandbox;
 
@@ -20,6 +21,11 @@ beforeAll(async () => {
     (function* () {
       for (const event of events) yield JSON.stringify(event);
     })(),
+  );
+  // What docs/worker.md's SQL query writes (FORMAT JSONEachRow), with two malformed lines.
+  await copyFile(
+    path.join(projectRoot, "test/__fixtures__/analytics/ae-export.jsonl"),
+    path.join(sandbox.directory, "points.jsonl"),
   );
 });
 
@@ -109,5 +115,15 @@ describe("stepwise report, as the docs show it", () => {
     ].filter((metric) => metric !== undefined);
     expect(result.code).toBe(crossed.length > 0 ? 1 : 0);
     for (const metric of crossed) expect(result.stderr).toContain(metric);
+  });
+
+  it("reads the Worker's Analytics Engine points by route and step (docs/worker.md)", async () => {
+    const result = await run(
+      documented("stepwise report points.jsonl --source analytics-engine --by route,step"),
+    );
+    expect(result.code, result.output).toBe(0);
+    expect(result.stdout).toMatch(/^Step rates · points\.jsonl \(analytics-engine\)\n/);
+    expect(result.stdout).toMatch(/\nwindow \S+ → \S+ · 11 calls counted\n/);
+    expect(result.stdout).toContain("By gateway · route · step");
   });
 });
