@@ -54,6 +54,9 @@ afterAll(async () => {
 beforeEach(() => {
   emulator.mocks!.setFaults({ rules: [] });
   emulator.mocks!.clearAttempts();
+  // Step timeouts run on fake timers: a timeout fires only when a test moves time, so a healthy
+  // step is never timed out by a busy machine (step 0 allows only 250 ms to its first byte).
+  vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
 });
 afterEach(() => {
   vi.useRealTimers();
@@ -112,8 +115,6 @@ async function pastAnthropicTimeout<T>(
 
 describe("the breaker against the emulator", () => {
   it("opens during an outage, stops waiting for the dead provider, probes, and closes after recovery", async () => {
-    // The gateway's step timeout runs on fake timers: it fires only when the test moves time.
-    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     const { client, clock, recorder } = clientFor();
 
     const healthy = await client.chat({ route: "default", messages });

@@ -93,6 +93,12 @@ describe("when every step fails", () => {
   });
 
   it("does not wait for a retry that cannot finish before the deadline", async () => {
+    // The deadline's timer is fake: a busy machine cannot end the call at its deadline before
+    // the first answer arrives; the client's clock (injected) says how much time is left.
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
     server.urls[gatewayUrl]!.response = allFailed;
     const { client, waits } = testClient({ retryDelayMs: 1_000 });
     const error = await rejectionOf(client.chat({ route: "default", messages, deadlineMs: 500 }));

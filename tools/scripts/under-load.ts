@@ -68,12 +68,19 @@ export function stopHogs(hogs: readonly ChildProcess[]): void {
   for (const hog of hogs) if (hog.exitCode === null && hog.signalCode === null) hog.kill("SIGKILL");
 }
 
+/** The command running now, so an interruption can pass its signal on. */
+let running: ChildProcess | undefined;
+
 function runOnce(command: readonly string[]): Promise<number> {
   return new Promise((resolve) => {
     const [file, ...args] = command;
     const child = spawn(file!, args, { stdio: "inherit" });
+    running = child;
     child.on("error", () => resolve(127));
-    child.on("exit", (code, signal) => resolve(code ?? (signal ? 128 : 1)));
+    child.on("exit", (code, signal) => {
+      running = undefined;
+      resolve(code ?? (signal ? 128 : 1));
+    });
   });
 }
 
@@ -104,6 +111,8 @@ export async function runUnderLoad(
   process.once("exit", stop);
   const interrupted = (signal: NodeJS.Signals) => {
     stop();
+    // A terminal's Ctrl-C reaches the command too; a kill sent to this script alone must as well.
+    running?.kill(signal);
     process.exit(signal === "SIGINT" ? 130 : 143);
   };
   process.once("SIGINT", interrupted);
