@@ -6,7 +6,7 @@
  * account, HashiCorp Vault, or minutes of benchmarks) are listed below with the reason and a
  * check of what they refer to. A new command in the docs fails here until a test runs it.
  */
-import { execFile } from "node:child_process";
+import { execFile, execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -67,6 +67,27 @@ function pulumiCommand(text: string): NotRunHere {
 }
 
 const scriptIs = (name: string, body: string) => () => expect(scripts[name]).toBe(body);
+
+/**
+ * A `stepwise` command written with placeholders (`<id>`, `…`): a template, not a command. Its
+ * subcommand and every option it names exist (the help lists them); filled in, the same options
+ * run in test/docs.
+ */
+function stepwiseTemplate(text: string): NotRunHere | undefined {
+  const match = /(?:^|\s)stepwise (\w+)(.*)$/.exec(text);
+  if (!match || !/<[a-z-]+>|…/.test(text)) return undefined;
+  const [, subcommand, rest] = match;
+  return {
+    reason: "a template with placeholders; the same options run filled in, in test/docs",
+    check() {
+      const help = execFileSync(process.execPath, ["bin/stepwise.js", subcommand!, "--help"], {
+        cwd: projectRoot,
+        encoding: "utf8",
+      });
+      for (const option of rest!.match(/--[a-z-]+/g) ?? []) expect(help).toContain(`${option} `);
+    },
+  };
+}
 
 const notRunHere: Readonly<Record<string, NotRunHere>> = {
   "npm ci": {
@@ -164,6 +185,10 @@ const notRunHere: Readonly<Record<string, NotRunHere>> = {
         "queries Cloudflare's Analytics Engine SQL API: needs an account; the report over what it writes runs in test/docs/report.test.ts",
       check: () => expect(read("wrangler.jsonc")).toContain('"dataset": "stepwise_events"'),
     },
+  "wrangler secret put ANALYTICS_API_TOKEN": {
+    reason: "sets a secret of a deployed Worker: needs a Cloudflare account",
+    check: () => expect(read("src/worker/daily-summary.ts")).toContain("ANALYTICS_API_TOKEN"),
+  },
   "npx vitest run --project workers": {
     reason: "npm run test:worker is this command, and npm test runs the workers project",
     check: scriptIs("test:worker", "vitest run --project workers"),
@@ -202,7 +227,8 @@ describe("every command in README.md and docs/*.md", () => {
         !runByTests.has(command.text) &&
         !bareSubcommand.test(command.text) &&
         !(command.text in notRunHere) &&
-        !command.text.startsWith("pulumi "),
+        !command.text.startsWith("pulumi ") &&
+        stepwiseTemplate(command.text) === undefined,
     );
     expect(
       uncovered.map((command) => `${command.file}:${command.line} ${command.text}`),
@@ -233,7 +259,8 @@ describe("every command in README.md and docs/*.md", () => {
     .flatMap((command) => {
       const entry =
         notRunHere[command.text] ??
-        (command.text.startsWith("pulumi ") ? pulumiCommand(command.text) : undefined);
+        (command.text.startsWith("pulumi ") ? pulumiCommand(command.text) : undefined) ??
+        stepwiseTemplate(command.text);
       return entry === undefined ? [] : [[command.text, entry] as const];
     });
   it.each(staticOnes)("refers to what exists, though not run here: %s", (_text, entry) => {
