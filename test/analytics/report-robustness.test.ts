@@ -160,9 +160,11 @@ describe("stepwise report on the wrong kind of input", () => {
       "  a: b",
     ]);
     expect(await main(["report", yaml])).toBe(2);
-    expect(errors.at(-1)).toMatch(
+    // The message, then the usage error's hint (exit 2 says where the usage is).
+    expect(errors.at(-2)).toMatch(
       /is not an events file: none of its first 3 record\(s\) is a call event \(line 1: not JSON/,
     );
+    expect(errors.at(-1)).toBe('(run "stepwise report --help" for usage)');
     expect(errors.join("\n")).not.toMatch(/\n\s+at /);
   });
 });

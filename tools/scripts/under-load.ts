@@ -74,7 +74,9 @@ let running: ChildProcess | undefined;
 function runOnce(command: readonly string[]): Promise<number> {
   return new Promise((resolve) => {
     const [file, ...args] = command;
-    const child = spawn(file!, args, { stdio: "inherit" });
+    // Its own process group, so an interruption reaches the whole tree (npm → vitest → workerd),
+    // not only the npm at its top.
+    const child = spawn(file!, args, { stdio: "inherit", detached: true });
     running = child;
     child.on("error", () => resolve(127));
     child.on("exit", (code, signal) => {
@@ -111,8 +113,14 @@ export async function runUnderLoad(
   process.once("exit", stop);
   const interrupted = (signal: NodeJS.Signals) => {
     stop();
-    // A terminal's Ctrl-C reaches the command too; a kill sent to this script alone must as well.
-    running?.kill(signal);
+    // The command runs in a process group of its own: pass the signal on to all of it.
+    if (running?.pid !== undefined) {
+      try {
+        process.kill(-running.pid, signal);
+      } catch {
+        // The group is gone already.
+      }
+    }
     process.exit(signal === "SIGINT" ? 130 : 143);
   };
   process.once("SIGINT", interrupted);
