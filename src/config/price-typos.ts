@@ -14,13 +14,17 @@ const asObject = (value: unknown): Record<string, unknown> =>
     ? (value as Record<string, unknown>)
     : {};
 
-/** The `provider/model` of every route step with a real provider, raw input or parsed. */
+/**
+ * The `provider/model` of every step with a real provider, in a route's steps or in one of its
+ * policy's chains; raw input or parsed.
+ */
 function usedModels(config: Record<string, unknown>): Set<string> {
   const used = new Set<string>();
   for (const gateway of Array.isArray(config.gateways) ? config.gateways : []) {
     for (const route of Object.values(asObject(asObject(gateway).routes))) {
       const steps = Array.isArray(route) ? route : asObject(route).steps;
-      for (const step of Array.isArray(steps) ? steps : []) {
+      const chains = Array.isArray(route) ? [] : Object.values(asObject(asObject(route).chains));
+      for (const step of [steps, ...chains].flatMap((list) => (Array.isArray(list) ? list : []))) {
         const { provider, model } = asObject(step);
         // A step whose provider does not exist is reported as such; its price is no clue.
         if (typeof model === "string" && providerSlugSchema.safeParse(provider).success)

@@ -215,7 +215,8 @@ describe("a route's policy", () => {
     expect(ConfigError.isInstance(caught)).toBe(true);
     const issues = (caught as ConfigError).issues.map(({ path, line }) => `${line} ${path}`);
     expect(issues).toEqual([
-      `17 ${at}.chains.forgotten`,
+      // A problem with a key is on the key's line (validate's rule): `forgotten:`.
+      `16 ${at}.chains.forgotten`,
       `20 ${at}.policy[0].use`,
       `21 ${at}.policy[1]`,
       `21 ${at}.policy[1].split.economy`,

@@ -121,7 +121,7 @@ describe("demo scenarios", () => {
       runDemo({
         config,
         scenario: { ...defaultScenario(), route: "plain", policyRoute },
-        requests: 1,
+        calls: 1,
         concurrency: 1,
         ratePerSecond: 1,
         outDir: "/nonexistent/never-written",
