@@ -9,21 +9,23 @@
  */
 
 import { anthropicProvider } from "./anthropic.ts";
-import { createCustomProvider, customProviderPattern } from "./custom.ts";
-import { deepSeekProvider } from "./deepseek.ts";
 import { UnknownProviderError } from "./errors.ts";
 import { googleAiStudioProvider } from "./google-ai-studio.ts";
-import { grokProvider } from "./grok.ts";
-import { groqProvider } from "./groq.ts";
 import { ownEntry } from "./json.ts";
-import { mistralProvider } from "./mistral.ts";
-import { openAiProvider } from "./openai.ts";
-import { openRouterProvider } from "./openrouter.ts";
+import {
+  createCustomProvider,
+  customProviderPattern,
+  deepSeekProvider,
+  grokProvider,
+  groqProvider,
+  mistralProvider,
+  openAiProvider,
+  openRouterProvider,
+} from "./openai.ts";
 import type { ProviderAdapter } from "./types.ts";
 import { workersAiProvider } from "./workers-ai.ts";
 
 export { computeCost, type ModelPrice, type PriceTable } from "./cost.ts";
-export { createCustomProvider, customProviderPattern } from "./custom.ts";
 export {
   ProviderResponseError,
   type ProviderResponseErrorOptions,
@@ -31,10 +33,12 @@ export {
   type UnknownProviderErrorOptions,
 } from "./errors.ts";
 export {
+  createCustomProvider,
   createOpenAiCompatibleAdapter,
+  customProviderPattern,
   type OpenAiCompatibleOptions,
-} from "./openai-compatible.ts";
-export { formatSseEvent, parseSseStream } from "./sse.ts";
+} from "./openai.ts";
+export { createSseDecoder, formatSseEvent, parseSseStream } from "./sse.ts";
 export type * from "./types.ts";
 
 const builtInProviders: readonly ProviderAdapter[] = [

@@ -1,8 +1,13 @@
 /**
  * @module
- * Small readers for untyped JSON. Provider bodies arrive as `unknown`; these helpers read one
- * field at a time without casts, so a body of the wrong shape gives `undefined`, not a crash.
+ * Reading provider bodies, which arrive as `unknown`: small field readers that never throw (a body
+ * of the wrong shape gives `undefined`, not a crash), successful responses (strict: throws
+ * `ProviderResponseError`), error bodies (lenient: never throws) and stream event JSON (an `error`
+ * delta instead of a throw).
  */
+
+import { ProviderResponseError } from "./errors.ts";
+import type { ProviderErrorInfo, SseEvent, StreamDelta } from "./types.ts";
 
 /** A parsed JSON object. */
 export type JsonRecord = Record<string, unknown>;
@@ -14,29 +19,25 @@ export function isRecord(value: unknown): value is JsonRecord {
 
 /** The field as an object, or `undefined`. */
 export function readRecord(value: unknown, key: string): JsonRecord | undefined {
-  if (!isRecord(value)) return undefined;
-  const field = value[key];
+  const field = isRecord(value) ? value[key] : undefined;
   return isRecord(field) ? field : undefined;
 }
 
 /** The field as a string, or `undefined`. */
 export function readString(value: unknown, key: string): string | undefined {
-  if (!isRecord(value)) return undefined;
-  const field = value[key];
+  const field = isRecord(value) ? value[key] : undefined;
   return typeof field === "string" ? field : undefined;
 }
 
 /** The field as a finite number, or `undefined`. */
 export function readNumber(value: unknown, key: string): number | undefined {
-  if (!isRecord(value)) return undefined;
-  const field = value[key];
+  const field = isRecord(value) ? value[key] : undefined;
   return typeof field === "number" && Number.isFinite(field) ? field : undefined;
 }
 
 /** The field as an array, or `undefined`. */
 export function readArray(value: unknown, key: string): readonly unknown[] | undefined {
-  if (!isRecord(value)) return undefined;
-  const field = value[key];
+  const field = isRecord(value) ? value[key] : undefined;
   return Array.isArray(field) ? field : undefined;
 }
 
@@ -75,4 +76,129 @@ export function describeJson(value: unknown): string {
   } catch {
     return excerpt(String(value));
   }
+}
+
+/** Who is speaking, for messages. */
+export interface ProviderIdentity {
+  readonly slug: string;
+  readonly displayName: string;
+}
+
+/** The provider's error `type` and `message`, or `undefined` when the body is not its shape. */
+export type ErrorShapeReader = (
+  json: unknown,
+) => { readonly type: string; readonly message: string } | undefined;
+
+function bodyText(body: unknown): string | undefined {
+  if (typeof body === "string") return body;
+  if (body instanceof ArrayBuffer || ArrayBuffer.isView(body))
+    return new TextDecoder().decode(body);
+  return undefined;
+}
+
+/**
+ * Reads a successful response body (parsed JSON, JSON text or bytes) into an object.
+ * @throws ProviderResponseError when the body is empty, not JSON or not an object.
+ */
+export function readResponseJson(provider: ProviderIdentity, body: unknown): JsonRecord {
+  const text = bodyText(body);
+  let json: unknown = body;
+  if (text !== undefined) {
+    if (text.trim() === "") throw invalidResponse(provider, "an empty body");
+    const parsed = parseJson(text);
+    if (!parsed.ok) throw invalidResponse(provider, `a body that is not JSON: ${excerpt(text)}`);
+    json = parsed.value;
+  }
+  if (json === undefined || json === null) throw invalidResponse(provider, "an empty body");
+  if (!isRecord(json)) {
+    throw invalidResponse(provider, `JSON that is not an object: ${describeJson(json)}`);
+  }
+  return json;
+}
+
+/** A `ProviderResponseError` saying the body is not in the provider's format. */
+export function invalidResponse(provider: ProviderIdentity, what: string): ProviderResponseError {
+  const name = provider.displayName;
+  return new ProviderResponseError({
+    provider: provider.slug,
+    message:
+      `${name} answered with ${what}. Expected a ${name} chat response; check that the ` +
+      `upstream URL for "${provider.slug}" points at ${name}'s API (or a server compatible with it).`,
+  });
+}
+
+/**
+ * Reads a Cloudflare envelope error, `{ success: false, errors: [{ code, message }] }` (Workers AI)
+ * or `{ error: [{ code, message }] }` (AI Gateway itself). The type is the numeric code as text.
+ */
+export const readCloudflareError: ErrorShapeReader = (json) => {
+  const first = (readArray(json, "errors") ?? readArray(json, "error"))?.[0];
+  const message = readString(first, "message");
+  if (message === undefined || !isRecord(first)) return undefined;
+  const code = first.code;
+  return {
+    type: typeof code === "number" || typeof code === "string" ? String(code) : "unknown",
+    message,
+  };
+};
+
+/**
+ * Normalises an error body of any shape. Never throws: bodies that are empty, not JSON or in an
+ * unknown shape give type `unknown` and a message with the HTTP status.
+ */
+export function readErrorBody(
+  provider: ProviderIdentity,
+  status: number,
+  body: unknown,
+  readShape: ErrorShapeReader,
+): ProviderErrorInfo {
+  const unknown = (detail: string): ProviderErrorInfo => ({
+    status,
+    type: "unknown",
+    message: `${provider.displayName} returned HTTP ${status}${detail}`,
+  });
+  try {
+    const text = bodyText(body);
+    const parsed = text === undefined ? { ok: true as const, value: body } : parseJson(text);
+    const value = parsed.ok ? parsed.value : undefined;
+    if (text?.trim() === "" || (parsed.ok && (value === undefined || value === null))) {
+      return unknown(" with an empty body.");
+    }
+    if (!parsed.ok) return unknown(`: ${excerpt(text ?? "")}`);
+    const shape = readShape(value) ?? readCloudflareError(value);
+    return shape === undefined ? unknown(`: ${describeJson(value)}`) : { status, ...shape };
+  } catch {
+    return unknown(".");
+  }
+}
+
+/** A message field that may be a string or a structured detail (Mistral validation errors). */
+export function messageText(value: unknown): string | undefined {
+  if (typeof value === "string") return value;
+  return value === undefined || value === null ? undefined : JSON.stringify(value);
+}
+
+/** The status used for stream events that are not valid JSON: a bad upstream answer. */
+export const invalidStreamEventStatus = 502;
+
+/** The `type` of the `error` delta for a stream event that is not a JSON object. */
+export const invalidStreamEventType = "invalid_stream_event";
+
+/** The result of reading one stream event's JSON data. */
+export type StreamJsonResult =
+  | { readonly ok: true; readonly value: JsonRecord }
+  | { readonly ok: false; readonly delta: StreamDelta };
+
+/** Parses an event's data as a JSON object, or gives an `error` delta saying why it is not one. */
+export function readStreamJson(provider: ProviderIdentity, event: SseEvent): StreamJsonResult {
+  const parsed = parseJson(event.data);
+  if (parsed.ok && isRecord(parsed.value)) return { ok: true, value: parsed.value };
+  const error: ProviderErrorInfo = {
+    status: invalidStreamEventStatus,
+    type: invalidStreamEventType,
+    message:
+      `${provider.displayName} sent a stream event that is not a JSON object: ` +
+      `${excerpt(event.data) || "(empty)"}`,
+  };
+  return { ok: false, delta: { type: "error", error } };
 }

@@ -8,16 +8,18 @@
  * when `max_tokens` is absent.
  */
 
-import { readArray, readRecord, readString } from "./json.ts";
-import { openAiFinishReason, readOpenAiUsage } from "./openai-format.ts";
 import {
   invalidResponse,
   type ProviderIdentity,
+  readArray,
   readCloudflareError,
   readErrorBody,
+  readRecord,
   readResponseJson,
   readStreamJson,
-} from "./provider-body.ts";
+  readString,
+} from "./json.ts";
+import { openAiFinishReason, readOpenAiUsage } from "./openai.ts";
 import type {
   ChatRequest,
   ChatResult,
@@ -42,7 +44,7 @@ function requestBody(_model: string, request: ChatRequest): Record<string, unkno
   if (request.maxTokens !== undefined) body.max_tokens = request.maxTokens;
   if (request.temperature !== undefined) body.temperature = request.temperature;
   if (request.topP !== undefined) body.top_p = request.topP;
-  if (request.stream === true) body.stream = true;
+  if (request.stream) body.stream = true;
   return body;
 }
 
@@ -90,7 +92,7 @@ function createStreamParser(): StreamParser {
 
     const deltas: StreamDelta[] = [];
     const text = readString(chunk, "response");
-    if (text !== undefined && text !== "") deltas.push({ type: "text", text });
+    if (text) deltas.push({ type: "text", text });
     const usage = readOpenAiUsage(chunk.usage);
     if (usage !== undefined) deltas.push({ type: "usage", usage });
     const reason = readString(chunk, "finish_reason");
