@@ -19,6 +19,9 @@ import type { z as Zod } from "zod";
 import type { CallEvent } from "../client/event.ts";
 import { policyFieldSchemas, readPolicyFields } from "./policy-fields.ts";
 
+/** Where a failed step broke (`FailedStep.at`). */
+const failedAt = ["request", "stream", "mid-stream", "answer"] as const;
+
 /** The sane ranges of an event's values. */
 export const eventLimits = {
   /** 2000-01-01T00:00:00Z (inclusive) … 2200-01-01T00:00:00Z (exclusive). */
@@ -74,6 +77,20 @@ function buildSchema(z: typeof Zod) {
     streamed: z.boolean().default(false),
     rejectedSteps: z.array(count(eventLimits.maxStep)).max(100).optional(),
     ...policyFieldSchemas(z),
+    failedSteps: z
+      .array(
+        z.object({
+          step: count(eventLimits.maxStep),
+          provider: name,
+          model: name,
+          status: count(eventLimits.maxStatus).nullable(),
+          errorCode: name.nullable(),
+          at: z.enum(failedAt),
+        }),
+      )
+      .max(100)
+      .optional(),
+    discardedChars: count(eventLimits.maxTokens).optional(),
   });
 }
 
@@ -234,7 +251,40 @@ function readEvent(value: unknown): CallEvent | null {
     }
     event.rejectedSteps = [...rejectedSteps] as number[];
   }
+  const { failedSteps, discardedChars } = record;
+  if (failedSteps !== undefined) {
+    if (!Array.isArray(failedSteps) || failedSteps.length > 100) return null;
+    const read: NonNullable<CallEvent["failedSteps"]>[number][] = [];
+    for (const entry of failedSteps) {
+      const failed = readFailedStep(entry);
+      if (failed === null) return null;
+      read.push(failed);
+    }
+    event.failedSteps = read;
+  }
+  if (discardedChars !== undefined) {
+    if (!isCount(discardedChars, eventLimits.maxTokens)) return null;
+    event.discardedChars = discardedChars;
+  }
   return readPolicyFields(record, event) ? event : null;
+}
+
+/** One `failedSteps` entry, or null to ask zod. */
+function readFailedStep(value: unknown): NonNullable<CallEvent["failedSteps"]>[number] | null {
+  if (typeof value !== "object" || value === null || Array.isArray(value)) return null;
+  const { step, provider, model, status, errorCode, at } = value as Record<string, unknown>;
+  if (!isCount(step, eventLimits.maxStep) || !isName(provider) || !isName(model)) return null;
+  if (status !== null && !isCount(status, eventLimits.maxStatus)) return null;
+  if (errorCode !== null && !isName(errorCode)) return null;
+  if (!failedAt.includes(at as (typeof failedAt)[number])) return null;
+  return {
+    step,
+    provider,
+    model,
+    status: status as number | null,
+    errorCode: errorCode as string | null,
+    at: at as (typeof failedAt)[number],
+  };
 }
 
 function isName(value: unknown): value is string {

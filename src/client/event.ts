@@ -58,6 +58,17 @@ export interface CallEvent {
    * and for a dynamic call (the gateway decides there). `step` then counts within the chain.
    */
   policy?: PolicyOutcome;
+  /**
+   * Steps that failed on the way to the answer (or to the failure), in the order tried, with where
+   * each broke; absent when the first step tried answered. A step the gateway passed over without
+   * a detail has `status` and `errorCode` null.
+   */
+  failedSteps?: FailedStep[];
+  /**
+   * Characters of streamed text the caller was told to discard (`restart` deltas) because the step
+   * that sent them broke mid-stream; absent when none was.
+   */
+  discardedChars?: number;
 }
 
 /** A routing policy's decision for one call, as `CallEvent.policy` records it. */
@@ -71,4 +82,22 @@ export interface PolicyOutcome {
    * absent when the rule has no budget.
    */
   budget?: "within" | "over";
+}
+
+/** One step that failed during a call, as `CallEvent.failedSteps` lists it. */
+export interface FailedStep {
+  /** 0-based index of the step in the route. */
+  step: number;
+  provider: string;
+  model: string;
+  /** HTTP status of the step's answer; null when there was none or the gateway gave no detail. */
+  status: number | null;
+  /** The step's error code (`incomplete_stream`, `timeout`, `api_call_error`…), or null. */
+  errorCode: string | null;
+  /**
+   * Where it broke: `request` (an error answer or none), `stream` (a 2xx stream that broke before
+   * any text reached the caller), `mid-stream` (after text reached the caller) or `answer` (a
+   * complete answer that could not be read or that the validator rejected).
+   */
+  at: "request" | "stream" | "mid-stream" | "answer";
 }

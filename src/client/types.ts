@@ -9,7 +9,7 @@ import type { ChatMessage, FinishReason, StreamDelta, TokenUsage } from "../prov
 import type { BudgetLedger } from "../routes/budget-ledger.ts";
 import type { Scorer } from "../routes/policy-call.ts";
 import type { KeyLookup } from "../routes/universal.ts";
-import type { BreakerOptions } from "./breaker.ts";
+import type { BreakerTransition } from "./breaker.ts";
 import type { Recorder } from "./recorder.ts";
 
 /** A `fetch`-compatible function, as `globalThis.fetch`. */
@@ -27,6 +27,46 @@ export type RouteInput = RouteConfig | readonly StepConfig[];
 /** Backoff between retries: constant `d`, linear `d·n`, exponential `d·2^(n-1)`. */
 export type Backoff = "constant" | "linear" | "exponential";
 
+/**
+ * What `client.stream` does when a stream breaks, stalls or sends an error after text reached the
+ * caller: `restart` (default) goes on with the remaining steps and sends a `restart` delta first,
+ * so the caller can drop what it showed; `continue` asks the next step to continue the text shown
+ * (an assistant prefill, on providers that accept one; others restart); `fail` ends the call.
+ */
+export type StreamBreakPolicy = "restart" | "continue" | "fail";
+
+/** A step of a route as the client sees it: provider, model and the timeouts it honours. */
+export interface RouteStep {
+  readonly provider: string;
+  readonly model: string;
+  /** Time to first byte before the gateway moves on (`config.requestTimeout`), in ms. */
+  readonly timeoutMs?: number;
+  /** Longest wait for a stream's first text, enforced by the client, in ms. */
+  readonly firstTokenTimeoutMs?: number;
+  /** Longest silence between a stream's events once text flows, enforced by the client, in ms. */
+  readonly idleTimeoutMs?: number;
+}
+
+/**
+ * The client's view of a circuit breaker; `createCircuitBreaker` from `stepwise/client/breaker`
+ * makes one. A call asks it to order each attempt's steps and tells it what each step did.
+ */
+export interface StepBreaker {
+  /**
+   * The steps one attempt sends, in order. The breaker may move or drop steps whose circuit is
+   * open, and claim probes for this call in `probes` (circuit key → token).
+   */
+  order<Step extends RouteStep>(
+    steps: readonly Step[],
+    probes: Map<string, number>,
+  ): readonly Step[];
+  /** Counts one outcome of a step: it answered (`true`) or failed (`false`). */
+  record(step: RouteStep, ok: boolean, probes: Map<string, number>): void;
+  /** Frees the probes a call holds but did not use. */
+  release(probes: Map<string, number>): void;
+  /** Calls `listener` with every change of a circuit's state (the client passes its recorder's). */
+  subscribe?(listener: (transition: BreakerTransition) => void): unknown;
+}
 /** Settings for `createGatewayClient`. Only `accountId` and `gatewayId` are required. */
 export interface GatewayClientOptions {
   /** Your 32-character Cloudflare account id. */
@@ -64,8 +104,18 @@ export interface GatewayClientOptions {
   readonly requestTimeoutMs?: number;
   /** Client-side limit for one attempt, in ms. Default: none (only the deadline applies). */
   readonly attemptTimeoutMs?: number;
-  /** Longest a stream may stay silent, in ms. Default 60 000. */
+  /**
+   * Longest a stream may stay silent between events once text flows, in ms, when its step sets
+   * no `idleTimeoutMs`. Default 5 000.
+   */
   readonly streamIdleTimeoutMs?: number;
+  /**
+   * Longest wait from a stream's headers to its first text, in ms, when its step sets no
+   * `firstTokenTimeoutMs`. Default 30 000.
+   */
+  readonly firstTokenTimeoutMs?: number;
+  /** What a stream does when it breaks after text reached the caller. Default `restart`. */
+  readonly onStreamBreak?: StreamBreakPolicy;
   /** Overall deadline per call, in ms, when neither the call nor the route sets one. Default 120 000. */
   readonly deadlineMs?: number;
   /** Most HTTP attempts per call, validation retries included. Default 3. */
@@ -74,8 +124,11 @@ export interface GatewayClientOptions {
   readonly retryDelayMs?: number;
   /** Longest wait between client-level retries, in ms. Default 5 000. */
   readonly maxRetryDelayMs?: number;
-  /** Circuit breaker settings, or `false` to turn it off. */
-  readonly breaker?: BreakerOptions | false;
+  /**
+   * A circuit breaker per provider and model (`createCircuitBreaker()` from
+   * `stepwise/client/breaker`). Default: none, every call sends the route in its order.
+   */
+  readonly breaker?: StepBreaker;
   /** Extra headers on every gateway request (never recorded). */
   readonly headers?: Readonly<Record<string, string>>;
   /**
@@ -149,6 +202,8 @@ export interface ChatOptions extends GatewayCallSettings {
   readonly maxAttempts?: number;
   /** Checks each answer. See {@link OutputValidator}. */
   readonly validate?: OutputValidator;
+  /** What a stream does when it breaks after text reached the caller; beats the route's. */
+  readonly onStreamBreak?: StreamBreakPolicy;
 }
 
 /** Which step served a call, and how. */
@@ -183,8 +238,22 @@ export interface ChatResponse {
   readonly served: ServedInfo;
 }
 
-/** What a stream yields: text as it arrives, then usage and the finish reason. */
-export type ChatDelta = Extract<StreamDelta, { type: "text" | "usage" | "finish" }>;
+/**
+ * Sent before the text of a new answer when the step that was streaming broke, stalled or sent an
+ * error after text reached the caller: drop the last `discardedChars` characters shown (all of
+ * them on a restart; none, or only trailing whitespace, when the next step continues the text).
+ */
+export interface RestartDelta {
+  readonly type: "restart";
+  /** The route step whose stream broke. */
+  readonly step: number;
+  /** The error code of the break, e.g. `incomplete_stream`, `timeout`, `api_call_error`. */
+  readonly reason: string;
+  readonly discardedChars: number;
+}
+
+/** What a stream yields: text as it arrives, usage and the finish reason, and restarts. */
+export type ChatDelta = Extract<StreamDelta, { type: "text" | "usage" | "finish" }> | RestartDelta;
 
 /**
  * A streamed answer: iterate it for deltas, then read `result`.
@@ -196,8 +265,8 @@ export type ChatDelta = Extract<StreamDelta, { type: "text" | "usage" | "finish"
 export interface ChatStream extends AsyncIterable<ChatDelta> {
   /**
    * Settles when the stream has been read to its end (by iterating or by `collect()`): the full
-   * answer, or the error that ended the stream. A stream without its end marker rejects with
-   * `IncompleteStreamError`.
+   * answer (after any restart: the answer the caller was left with), or the error that ended the
+   * stream.
    */
   readonly result: Promise<ChatResponse>;
   /** Reads the stream to its end without iterating; the same promise as `result`. */
@@ -205,6 +274,3 @@ export interface ChatStream extends AsyncIterable<ChatDelta> {
   /** Stops the stream; `result` rejects with `AbortedError`. */
   cancel(): void;
 }
-
-/** One provider's circuit, as `client.health()` reports it. */
-export type { BreakerState, ProviderHealth } from "./breaker.ts";

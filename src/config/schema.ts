@@ -74,6 +74,24 @@ export const stepSchema = z.strictObject({
   backoff: backoffSchema.optional(),
   /** Per-step `cf-aig-cache-ttl`; 0 turns caching off for this step. */
   cacheTtl: cacheTtlSchema.optional(),
+  /**
+   * Longest wait for a stream's first text once its headers came, in ms. Cloudflare has no header
+   * for it, so the client enforces it (and moves on to the next step).
+   */
+  firstTokenTimeoutMs: z
+    .int()
+    .min(100, { error: "firstTokenTimeoutMs must be at least 100 ms" })
+    .max(600_000)
+    .optional(),
+  /**
+   * Longest silence between a stream's events once text flows, in ms. Cloudflare has no header
+   * for it, so the client enforces it (and moves on to the next step).
+   */
+  idleTimeoutMs: z
+    .int()
+    .min(100, { error: "idleTimeoutMs must be at least 100 ms" })
+    .max(600_000)
+    .optional(),
 });
 
 const routeObjectSchema = z.strictObject({
@@ -92,6 +110,15 @@ const routeObjectSchema = z.strictObject({
    * (the client sends its steps), which works on any gateway.
    */
   dynamic: z.boolean({ error: "dynamic is true or false" }).optional(),
+  /**
+   * What the client does when a stream breaks after text reached the caller: `restart` (default)
+   * with the remaining steps, `continue` the text on a step that accepts a prefill, or `fail`.
+   */
+  onStreamBreak: z
+    .enum(["restart", "continue", "fail"], {
+      error: 'onStreamBreak must be "restart", "continue" or "fail"',
+    })
+    .optional(),
 });
 
 /** A route is either a bare list of steps or `{ steps, chains, policy, deadlineMs, dynamic }`. */

@@ -15,6 +15,7 @@ import {
   renderHtml,
   renderTable,
 } from "../analytics/index.ts";
+import { createCircuitBreaker } from "../client/breaker.ts";
 import {
   type CallEvent,
   complexityScorer,
@@ -132,12 +133,12 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       scorer: complexityScorer,
       recorder,
       deadlineMs: 15_000,
-      breaker: {
+      breaker: createCircuitBreaker({
         failureThreshold: 3,
         cooldownMs: options.breakerCooldownMs ?? 1_500,
         windowMs: 10_000,
         minimumCalls: 10,
-      },
+      }),
     });
     const tally = await runTraffic({
       client,

@@ -1,33 +1,28 @@
 /**
  * @module
  * Anthropic's Messages API (`v1/messages`): `x-api-key` auth, a required `max_tokens`, system
- * prompts as a top-level `system` string, `{ type: "error", error: { type, message } }` error
- * bodies, and streams of `message_start` (input tokens), `content_block_start` /
- * `content_block_delta` (text), `message_delta` (stop reason, cumulative output tokens),
- * `message_stop` (done), `ping` and `error` events. Unknown event types are ignored, as
- * Anthropic asks clients to do. A trailing assistant message is a prefill the model continues.
+ * prompts as a top-level `system` string, and `{ type: "error", error: { type, message } }` error
+ * bodies. A trailing assistant message is a prefill the model continues. Also the format's
+ * vocabulary (stop reasons, usage, error statuses), which the stream reader (`streams.ts`) shares.
  */
 
 import {
+  asNumber,
+  asString,
+  at,
   type ErrorShapeReader,
   invalidResponse,
   isRecord,
   ownEntry,
-  readArray,
   readErrorBody,
-  readNumber,
-  readRecord,
   readResponseJson,
-  readStreamJson,
-  readString,
+  withoutUndefined,
 } from "./json.ts";
 import type {
   ChatRequest,
   ChatResult,
   FinishReason,
   ProviderAdapter,
-  StreamDelta,
-  StreamParser,
   TokenUsage,
 } from "./types.ts";
 
@@ -59,11 +54,11 @@ export function anthropicFinishReason(reason: string | undefined): FinishReason 
  * to give every token of the prompt.
  */
 export function readAnthropicUsage(usage: unknown): Partial<TokenUsage> {
-  const input = readNumber(usage, "input_tokens");
+  const input = asNumber(at(usage, "input_tokens"));
   const cached =
-    (readNumber(usage, "cache_creation_input_tokens") ?? 0) +
-    (readNumber(usage, "cache_read_input_tokens") ?? 0);
-  const output = readNumber(usage, "output_tokens");
+    (asNumber(at(usage, "cache_creation_input_tokens")) ?? 0) +
+    (asNumber(at(usage, "cache_read_input_tokens")) ?? 0);
+  const output = asNumber(at(usage, "output_tokens"));
   return {
     ...(input === undefined ? {} : { tokensIn: input + cached }),
     ...(output === undefined ? {} : { tokensOut: output }),
@@ -72,11 +67,10 @@ export function readAnthropicUsage(usage: unknown): Partial<TokenUsage> {
 
 /** Reads `{ type: "error", error: { type, message } }`. */
 export const readAnthropicError: ErrorShapeReader = (json) => {
-  const error = readRecord(json, "error");
-  const message = readString(error, "message");
+  const message = asString(at(json, "error", "message"));
   return message === undefined
     ? undefined
-    : { type: readString(error, "type") ?? "unknown", message };
+    : { type: asString(at(json, "error", "type")) ?? "unknown", message };
 };
 
 /** HTTP statuses Anthropic documents for each error type, for errors sent inside a stream. */
@@ -103,19 +97,18 @@ function requestBody(model: string, request: ChatRequest): Record<string, unknow
     .filter((message) => message.role === "system")
     .map((message) => message.content)
     .join("\n\n");
-  const body: Record<string, unknown> = {
+  return withoutUndefined({
     model,
     max_tokens: request.maxTokens ?? anthropicDefaultMaxTokens,
-  };
-  if (system !== "") body.system = system;
-  body.messages = request.messages
-    .filter((message) => message.role !== "system")
-    .map(({ role, content }) => ({ role, content }));
-  if (request.temperature !== undefined) body.temperature = request.temperature;
-  if (request.topP !== undefined) body.top_p = request.topP;
-  if (request.stop?.length) body.stop_sequences = [...request.stop];
-  if (request.stream) body.stream = true;
-  return body;
+    system: system || undefined,
+    messages: request.messages
+      .filter((message) => message.role !== "system")
+      .map(({ role, content }) => ({ role, content })),
+    temperature: request.temperature,
+    top_p: request.topP,
+    stop_sequences: request.stop?.length ? [...request.stop] : undefined,
+    stream: request.stream || undefined,
+  });
 }
 
 function parseResponse(body: unknown, requestedModel?: string): ChatResult {
@@ -124,67 +117,18 @@ function parseResponse(body: unknown, requestedModel?: string): ChatResult {
     const message = readAnthropicError(json)?.message ?? "no message";
     throw invalidResponse(provider, `an error instead of an answer: ${message}`);
   }
-  const content = readArray(json, "content");
-  if (content === undefined) throw invalidResponse(provider, "a body without a content array");
+  const content = json.content;
+  if (!Array.isArray(content)) throw invalidResponse(provider, "a body without a content array");
   const usage = readAnthropicUsage(json.usage);
   return {
     text: content
       .filter((block) => isRecord(block) && block.type === "text")
-      .map((block) => readString(block, "text") ?? "")
+      .map((block) => asString(block.text) ?? "")
       .join(""),
     provider: provider.slug,
-    model: readString(json, "model") ?? requestedModel ?? "",
+    model: asString(json.model) ?? requestedModel ?? "",
     usage: { tokensIn: usage.tokensIn ?? 0, tokensOut: usage.tokensOut ?? 0 },
-    finishReason: anthropicFinishReason(readString(json, "stop_reason")),
-  };
-}
-
-function usageDelta(usage: unknown, keep: "tokensIn" | "both"): StreamDelta[] {
-  const { tokensIn, tokensOut } = readAnthropicUsage(usage);
-  const picked: Partial<TokenUsage> = {
-    ...(tokensIn === undefined ? {} : { tokensIn }),
-    ...(tokensOut === undefined || keep === "tokensIn" ? {} : { tokensOut }),
-  };
-  return Object.keys(picked).length === 0 ? [] : [{ type: "usage", usage: picked }];
-}
-
-function textDelta(text: string | undefined): StreamDelta[] {
-  return text ? [{ type: "text", text }] : [];
-}
-
-/** A stream parser for one Anthropic streamed response. */
-function createStreamParser(): StreamParser {
-  return (event) => {
-    const parsed = readStreamJson(provider, event);
-    if (!parsed.ok) return [parsed.delta];
-    const data = parsed.value;
-    switch (readString(data, "type") ?? event.event) {
-      case "message_start":
-        // Output tokens here are a running start value; message_delta carries the total.
-        return usageDelta(readRecord(readRecord(data, "message"), "usage"), "tokensIn");
-      case "content_block_start": {
-        const block = readRecord(data, "content_block");
-        return block?.type === "text" ? textDelta(readString(block, "text")) : [];
-      }
-      case "content_block_delta": {
-        const delta = readRecord(data, "delta");
-        return delta?.type === "text_delta" ? textDelta(readString(delta, "text")) : [];
-      }
-      case "message_delta": {
-        const reason = readString(readRecord(data, "delta"), "stop_reason");
-        const finish: StreamDelta[] =
-          reason === undefined ? [] : [{ type: "finish", reason: anthropicFinishReason(reason) }];
-        return [...finish, ...usageDelta(data.usage, "both")];
-      }
-      case "message_stop":
-        return [{ type: "done" }];
-      case "error": {
-        const error = readAnthropicError(data) ?? { type: "unknown", message: event.data };
-        return [{ type: "error", error: { status: anthropicErrorStatus(error.type), ...error } }];
-      }
-      default:
-        return [];
-    }
+    finishReason: anthropicFinishReason(asString(json.stop_reason)),
   };
 }
 
@@ -200,5 +144,9 @@ export const anthropicProvider: ProviderAdapter = {
   requestBody,
   parseResponse,
   parseError: (status, body) => readErrorBody(provider, status, body, readAnthropicError),
-  createStreamParser,
 };
+
+/** This format's adapter (see `catalog.ts`). */
+export function adapterFor(): ProviderAdapter {
+  return anthropicProvider;
+}

@@ -2,37 +2,32 @@
  * @module
  * Google AI Studio (Gemini API): `v1beta/models/{model}:generateContent`, or
  * `:streamGenerateContent?alt=sse` when streaming, with `x-goog-api-key` auth. Assistant turns are
- * role `model`; system messages become `systemInstruction`. Streams have no `[DONE]`: each event
- * is a partial GenerateContentResponse, and the chunk whose candidate carries a `finishReason` (or
- * a prompt block) ends the stream, with `done` after its `finish`.
+ * role `model`; system messages become `systemInstruction`. Also the format's vocabulary (finish
+ * reasons, candidate text, usage metadata, errors), which the stream reader (`streams.ts`) shares.
  */
 
 import {
+  asNumber,
+  asString,
+  at,
   type ErrorShapeReader,
   invalidResponse,
   isRecord,
   messageText,
   ownEntry,
-  type ProviderIdentity,
-  readArray,
   readErrorBody,
-  readNumber,
-  readRecord,
   readResponseJson,
-  readStreamJson,
-  readString,
+  withoutUndefined,
 } from "./json.ts";
 import type {
   ChatRequest,
   ChatResult,
   FinishReason,
   ProviderAdapter,
-  StreamDelta,
-  StreamParser,
   TokenUsage,
 } from "./types.ts";
 
-const provider: ProviderIdentity = { slug: "google-ai-studio", displayName: "Google AI Studio" };
+const provider = { slug: "google-ai-studio", displayName: "Google AI Studio" } as const;
 
 const finishReasons: Readonly<Record<string, FinishReason>> = {
   STOP: "stop",
@@ -53,73 +48,71 @@ export function googleFinishReason(reason: string | undefined): FinishReason {
 }
 
 /** The first candidate's answer text, without thought-summary parts. */
-function readCandidateText(candidate: unknown): string {
-  const parts = readArray(readRecord(candidate, "content"), "parts") ?? [];
-  return parts
+export function readCandidateText(candidate: unknown): string {
+  const parts = at(candidate, "content", "parts");
+  return (Array.isArray(parts) ? parts : [])
     .filter((part) => isRecord(part) && part.thought !== true)
-    .map((part) => readString(part, "text") ?? "")
+    .map((part) => asString(at(part, "text")) ?? "")
     .join("");
 }
 
 /** Reads `usageMetadata`; thinking tokens are billed as output, so they count as tokens out. */
-function readGoogleUsage(metadata: unknown): TokenUsage | undefined {
+export function readGoogleUsage(metadata: unknown): TokenUsage | undefined {
   if (!isRecord(metadata)) return undefined;
   return {
-    tokensIn: readNumber(metadata, "promptTokenCount") ?? 0,
+    tokensIn: asNumber(metadata.promptTokenCount) ?? 0,
     tokensOut:
-      (readNumber(metadata, "candidatesTokenCount") ?? 0) +
-      (readNumber(metadata, "thoughtsTokenCount") ?? 0),
+      (asNumber(metadata.candidatesTokenCount) ?? 0) + (asNumber(metadata.thoughtsTokenCount) ?? 0),
   };
 }
 
 /** The prompt's block reason when Gemini refused the prompt and sent no candidates. */
-function readBlockReason(json: unknown): string | undefined {
-  return readString(readRecord(json, "promptFeedback"), "blockReason");
+export function readBlockReason(json: unknown): string | undefined {
+  return asString(at(json, "promptFeedback", "blockReason"));
 }
 
 /**
  * Reads `{ error: { code, message, status } }` (also wrapped in an array, as the non-SSE stream
  * endpoint sends it). The type is `status`, e.g. `RESOURCE_EXHAUSTED`.
  */
-const readGoogleError: ErrorShapeReader = (json) => {
-  const error = readRecord(Array.isArray(json) ? json[0] : json, "error");
-  const message = messageText(error?.message);
-  if (error === undefined || message === undefined) return undefined;
-  const code = readNumber(error, "code");
+export const readGoogleError: ErrorShapeReader = (json) => {
+  const error = at(Array.isArray(json) ? json[0] : json, "error");
+  const message = isRecord(error) ? messageText(error.message) : undefined;
+  if (!isRecord(error) || message === undefined) return undefined;
+  const code = asNumber(error.code);
   return {
-    type: readString(error, "status") ?? (code === undefined ? "unknown" : String(code)),
+    type: asString(error.status) ?? (code === undefined ? "unknown" : String(code)),
     message,
   };
 };
 
 /** The endpoint path; a `models/` prefix on the model id is accepted and dropped. */
 function endpoint(model: string, request: ChatRequest): string {
-  const id = model.startsWith("models/") ? model.slice("models/".length) : model;
+  const id = model.startsWith("models/") ? model.slice(7) : model;
   return `v1beta/models/${id}:${request.stream ? "streamGenerateContent?alt=sse" : "generateContent"}`;
 }
 
 function requestBody(_model: string, request: ChatRequest): Record<string, unknown> {
-  const body: Record<string, unknown> = {
+  const system = request.messages.filter((message) => message.role === "system");
+  const generationConfig = withoutUndefined({
+    maxOutputTokens: request.maxTokens,
+    temperature: request.temperature,
+    topP: request.topP,
+    stopSequences: request.stop?.length ? [...request.stop] : undefined,
+  });
+  return withoutUndefined({
     contents: request.messages
       .filter((message) => message.role !== "system")
       .map((message) => ({
         role: message.role === "assistant" ? "model" : "user",
         parts: [{ text: message.content }],
       })),
-  };
-  const system = request.messages.filter((message) => message.role === "system");
-  if (system.length > 0) {
-    body.systemInstruction = {
-      parts: [{ text: system.map((message) => message.content).join("\n\n") }],
-    };
-  }
-  const generationConfig: Record<string, unknown> = {};
-  if (request.maxTokens !== undefined) generationConfig.maxOutputTokens = request.maxTokens;
-  if (request.temperature !== undefined) generationConfig.temperature = request.temperature;
-  if (request.topP !== undefined) generationConfig.topP = request.topP;
-  if (request.stop?.length) generationConfig.stopSequences = [...request.stop];
-  if (Object.keys(generationConfig).length > 0) body.generationConfig = generationConfig;
-  return body;
+    systemInstruction:
+      system.length > 0
+        ? { parts: [{ text: system.map((message) => message.content).join("\n\n") }] }
+        : undefined,
+    generationConfig: Object.keys(generationConfig).length > 0 ? generationConfig : undefined,
+  });
 }
 
 function parseResponse(body: unknown, requestedModel?: string): ChatResult {
@@ -128,50 +121,19 @@ function parseResponse(body: unknown, requestedModel?: string): ChatResult {
   if (error !== undefined) {
     throw invalidResponse(provider, `an error instead of an answer: ${error.message}`);
   }
-  const candidate = readArray(json, "candidates")?.[0];
+  const candidate = at(json, "candidates", 0);
   if (candidate === undefined && readBlockReason(json) === undefined) {
     throw invalidResponse(provider, "a body without candidates");
   }
   return {
     text: readCandidateText(candidate),
     provider: provider.slug,
-    model: readString(json, "modelVersion") ?? requestedModel ?? "",
+    model: asString(json.modelVersion) ?? requestedModel ?? "",
     usage: readGoogleUsage(json.usageMetadata) ?? { tokensIn: 0, tokensOut: 0 },
     finishReason:
       candidate === undefined
         ? "content_filter"
-        : googleFinishReason(readString(candidate, "finishReason")),
-  };
-}
-
-/** A stream parser for one Gemini streamed response. Events after the end are ignored. */
-function createStreamParser(): StreamParser {
-  let ended = false;
-  return (event) => {
-    if (ended) return [];
-    const parsed = readStreamJson(provider, event);
-    if (!parsed.ok) return [parsed.delta];
-    const chunk = parsed.value;
-    const error = readGoogleError(chunk);
-    if (error !== undefined) {
-      const code = readNumber(readRecord(chunk, "error"), "code");
-      const status = code !== undefined && code >= 400 && code <= 599 ? code : 500;
-      return [{ type: "error", error: { status, ...error } }];
-    }
-    const deltas: StreamDelta[] = [];
-    const candidate = readArray(chunk, "candidates")?.[0];
-    const text = readCandidateText(candidate);
-    if (text !== "") deltas.push({ type: "text", text });
-    const usage = readGoogleUsage(chunk.usageMetadata);
-    if (usage !== undefined) deltas.push({ type: "usage", usage });
-    const reason = readString(candidate, "finishReason");
-    const blocked = candidate === undefined && readBlockReason(chunk) !== undefined;
-    if (reason !== undefined || blocked) {
-      ended = true;
-      const finish = blocked ? "content_filter" : googleFinishReason(reason);
-      deltas.push({ type: "finish", reason: finish }, { type: "done" });
-    }
-    return deltas;
+        : googleFinishReason(asString(at(candidate, "finishReason"))),
   };
 }
 
@@ -185,5 +147,9 @@ export const googleAiStudioProvider: ProviderAdapter = {
   requestBody,
   parseResponse,
   parseError: (status, body) => readErrorBody(provider, status, body, readGoogleError),
-  createStreamParser,
 };
+
+/** This format's adapter (see `catalog.ts`). */
+export function adapterFor(): ProviderAdapter {
+  return googleAiStudioProvider;
+}

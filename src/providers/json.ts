@@ -6,8 +6,33 @@
  * delta instead of a throw).
  */
 
-import { ProviderResponseError } from "./errors.ts";
-import type { ProviderErrorInfo, SseEvent, StreamDelta } from "./types.ts";
+import { StepwiseError } from "../errors/index.ts";
+import type { ProviderErrorInfo } from "./types.ts";
+
+/** Options for {@link ProviderResponseError}. */
+export interface ProviderResponseErrorOptions {
+  /** The provider slug whose response could not be read. */
+  readonly provider: string;
+  /** What was wrong with the body. */
+  readonly message: string;
+  readonly cause?: unknown;
+}
+
+/**
+ * A successful (2xx) response whose body is empty, not JSON, or not in the provider's format.
+ * Code `invalid_provider_response`. Usually the upstream URL points at the wrong server, or a
+ * proxy answered instead of the provider.
+ */
+export class ProviderResponseError extends StepwiseError {
+  static override readonly kind: string = "stepwise.ProviderResponseError";
+  declare readonly provider: string;
+
+  constructor({ provider, message, cause }: ProviderResponseErrorOptions) {
+    super({ code: "invalid_provider_response", message, cause });
+    this.name = "ProviderResponseError";
+    this.provider = provider;
+  }
+}
 
 /** A parsed JSON object. */
 export type JsonRecord = Record<string, unknown>;
@@ -39,6 +64,35 @@ export function readNumber(value: unknown, key: string): number | undefined {
 export function readArray(value: unknown, key: string): readonly unknown[] | undefined {
   const field = isRecord(value) ? value[key] : undefined;
   return Array.isArray(field) ? field : undefined;
+}
+
+/**
+ * The value at a path of fields and array indexes, or `undefined` where the path leaves the JSON.
+ * @example at(json, "choices", 0, "message", "content")
+ */
+export function at(value: unknown, ...path: readonly (string | number)[]): unknown {
+  for (const key of path) {
+    value =
+      typeof value === "object" && value !== null
+        ? (value as Record<string, unknown>)[key]
+        : undefined;
+  }
+  return value;
+}
+
+/** The value as a string, or `undefined`. */
+export function asString(value: unknown): string | undefined {
+  return typeof value === "string" ? value : undefined;
+}
+
+/** The value as a finite number, or `undefined`. */
+export function asNumber(value: unknown): number | undefined {
+  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
+}
+
+/** A copy of `body` without its `undefined` fields (request bodies leave unset options out). */
+export function withoutUndefined(body: Record<string, unknown>): Record<string, unknown> {
+  return Object.fromEntries(Object.entries(body).filter(([, value]) => value !== undefined));
 }
 
 /** The result of parsing text that may not be JSON. */
@@ -176,29 +230,4 @@ export function readErrorBody(
 export function messageText(value: unknown): string | undefined {
   if (typeof value === "string") return value;
   return value === undefined || value === null ? undefined : JSON.stringify(value);
-}
-
-/** The status used for stream events that are not valid JSON: a bad upstream answer. */
-export const invalidStreamEventStatus = 502;
-
-/** The `type` of the `error` delta for a stream event that is not a JSON object. */
-export const invalidStreamEventType = "invalid_stream_event";
-
-/** The result of reading one stream event's JSON data. */
-export type StreamJsonResult =
-  | { readonly ok: true; readonly value: JsonRecord }
-  | { readonly ok: false; readonly delta: StreamDelta };
-
-/** Parses an event's data as a JSON object, or gives an `error` delta saying why it is not one. */
-export function readStreamJson(provider: ProviderIdentity, event: SseEvent): StreamJsonResult {
-  const parsed = parseJson(event.data);
-  if (parsed.ok && isRecord(parsed.value)) return { ok: true, value: parsed.value };
-  const error: ProviderErrorInfo = {
-    status: invalidStreamEventStatus,
-    type: invalidStreamEventType,
-    message:
-      `${provider.displayName} sent a stream event that is not a JSON object: ` +
-      `${excerpt(event.data) || "(empty)"}`,
-  };
-  return { ok: false, delta: { type: "error", error } };
 }

@@ -2,34 +2,28 @@
  * @module
  * Every provider that speaks OpenAI's Chat Completions format, from one adapter factory: OpenAI,
  * Groq, Mistral, DeepSeek, xAI Grok, OpenRouter and `custom-<slug>` providers (AI Gateway custom
- * providers, assumed OpenAI-compatible). Also the format's vocabulary: finish reasons, usage,
- * error shapes, and the stream reader (`data: {choices:[{delta:{content}, finish_reason}]}`
- * chunks, an optional usage chunk, then `data: [DONE]`; Groq's `x_groq.usage`; mid-stream
- * `{error: {...}}` chunks from OpenRouter).
+ * providers, assumed OpenAI-compatible). Also the format's vocabulary (finish reasons, usage,
+ * error shapes), which the stream reader (`streams.ts`) shares.
  */
 
 import {
+  asNumber,
+  asString,
+  at,
   type ErrorShapeReader,
   invalidResponse,
   isRecord,
   messageText,
   ownEntry,
-  type ProviderIdentity,
-  readArray,
   readErrorBody,
-  readNumber,
-  readRecord,
   readResponseJson,
-  readStreamJson,
-  readString,
+  withoutUndefined,
 } from "./json.ts";
 import type {
   ChatRequest,
   ChatResult,
   FinishReason,
   ProviderAdapter,
-  StreamDelta,
-  StreamParser,
   TokenUsage,
 } from "./types.ts";
 
@@ -56,14 +50,11 @@ export function openAiFinishReason(reason: string | undefined): FinishReason {
  */
 export function readOpenAiUsage(usage: unknown): TokenUsage | undefined {
   if (!isRecord(usage)) return undefined;
-  const tokensIn = readNumber(usage, "prompt_tokens") ?? 0;
-  const completion = readNumber(usage, "completion_tokens") ?? 0;
-  const reasoning = readNumber(readRecord(usage, "completion_tokens_details"), "reasoning_tokens");
-  const reasoningExcluded =
-    reasoning !== undefined &&
-    reasoning > 0 &&
-    tokensIn + completion + reasoning === readNumber(usage, "total_tokens");
-  return { tokensIn, tokensOut: reasoningExcluded ? completion + reasoning : completion };
+  const tokensIn = asNumber(usage.prompt_tokens) ?? 0;
+  const completion = asNumber(usage.completion_tokens) ?? 0;
+  const reasoning = asNumber(at(usage, "completion_tokens_details", "reasoning_tokens")) ?? 0;
+  const excluded = reasoning > 0 && tokensIn + completion + reasoning === usage.total_tokens;
+  return { tokensIn, tokensOut: excluded ? completion + reasoning : completion };
 }
 
 /**
@@ -73,8 +64,9 @@ export function readOpenAiUsage(usage: unknown): TokenUsage | undefined {
 function errorType(code: unknown, type: unknown): string {
   if (typeof code === "string" && code !== "" && !/^\d+$|_error$/.test(code)) return code;
   if (typeof type === "string" && type !== "") return type;
-  if (typeof code === "number" || (typeof code === "string" && code !== "")) return String(code);
-  return "unknown";
+  return typeof code === "number" || (typeof code === "string" && code !== "")
+    ? String(code)
+    : "unknown";
 }
 
 /**
@@ -85,49 +77,15 @@ function errorType(code: unknown, type: unknown): string {
 export const readOpenAiError: ErrorShapeReader = (json) => {
   if (!isRecord(json)) return undefined;
   const nested = json.error;
-  if (isRecord(nested)) {
-    const message = messageText(nested.message);
-    return message === undefined
-      ? undefined
-      : { type: errorType(nested.code, nested.type), message };
-  }
-  if (typeof nested === "string") return { type: errorType(json.code, json.type), message: nested };
+  const holder = isRecord(nested) ? nested : json;
   const message =
-    typeof json.message === "string" || json.object === "error"
-      ? messageText(json.message)
-      : undefined;
-  return message === undefined ? undefined : { type: errorType(json.code, json.type), message };
+    typeof nested === "string"
+      ? nested
+      : isRecord(nested) || typeof json.message === "string" || json.object === "error"
+        ? messageText(holder.message)
+        : undefined;
+  return message === undefined ? undefined : { type: errorType(holder.code, holder.type), message };
 };
-
-/** A stream parser for one OpenAI-compatible streamed response. */
-function createOpenAiStreamParser(provider: ProviderIdentity): StreamParser {
-  return (event) => {
-    if (event.data.trim() === "[DONE]") return [{ type: "done" }];
-    const parsed = readStreamJson(provider, event);
-    if (!parsed.ok) return [parsed.delta];
-    const chunk = parsed.value;
-    if (chunk.error !== undefined && chunk.error !== null) {
-      const error = readOpenAiError(chunk) ?? {
-        type: "unknown",
-        message: JSON.stringify(chunk.error),
-      };
-      const code = readNumber(readRecord(chunk, "error"), "code");
-      const status = code !== undefined && code >= 400 && code <= 599 ? code : 500;
-      return [{ type: "error", error: { status, ...error } }];
-    }
-    const deltas: StreamDelta[] = [];
-    const choice = readArray(chunk, "choices")?.[0];
-    const text = readString(readRecord(choice, "delta"), "content");
-    if (text) deltas.push({ type: "text", text });
-    const finish = readString(choice, "finish_reason");
-    if (finish !== undefined) deltas.push({ type: "finish", reason: openAiFinishReason(finish) });
-    const usage =
-      readOpenAiUsage(chunk.usage) ??
-      readOpenAiUsage(readRecord(readRecord(chunk, "x_groq"), "usage"));
-    if (usage !== undefined) deltas.push({ type: "usage", usage });
-    return deltas;
-  };
-}
 
 /** How one OpenAI-compatible provider differs from the others. */
 export interface OpenAiCompatibleOptions {
@@ -160,49 +118,44 @@ export interface OpenAiCompatibleOptions {
  */
 export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleOptions): ProviderAdapter {
   const provider = { slug: options.slug, displayName: options.displayName };
-  const maxTokensField = options.maxTokensField ?? "max_tokens";
   return {
     ...provider,
     format: "openai",
     upstreamBaseUrl: options.upstreamBaseUrl,
     endpoint: () => options.chatPath,
     authHeaders: (key) => ({ authorization: `Bearer ${key}` }),
-    requestBody(model: string, request: ChatRequest) {
-      const body: Record<string, unknown> = {
+    requestBody: (model: string, request: ChatRequest) =>
+      withoutUndefined({
         model,
         messages: request.messages.map(({ role, content }) => ({ role, content })),
-      };
-      if (request.maxTokens !== undefined) body[maxTokensField] = request.maxTokens;
-      if (request.temperature !== undefined) body.temperature = request.temperature;
-      if (request.topP !== undefined) body.top_p = request.topP;
-      if (request.stop?.length) body.stop = [...request.stop];
-      if (request.stream) {
-        body.stream = true;
-        if (options.sendsStreamUsageOption !== false) body.stream_options = { include_usage: true };
-      }
-      return body;
-    },
+        [options.maxTokensField ?? "max_tokens"]: request.maxTokens,
+        temperature: request.temperature,
+        top_p: request.topP,
+        stop: request.stop?.length ? [...request.stop] : undefined,
+        stream: request.stream || undefined,
+        stream_options:
+          request.stream && options.sendsStreamUsageOption !== false
+            ? { include_usage: true }
+            : undefined,
+      }),
     parseResponse(body: unknown, requestedModel?: string): ChatResult {
       const json = readResponseJson(provider, body);
       const embeddedError = readOpenAiError(json);
       if (embeddedError !== undefined) {
         throw invalidResponse(provider, `an error instead of an answer: ${embeddedError.message}`);
       }
-      const choice = readArray(json, "choices")?.[0];
-      const message = readRecord(choice, "message");
-      if (message === undefined) {
-        throw invalidResponse(provider, "a body without choices[0].message");
-      }
+      const choice = at(json, "choices", 0);
+      const message = at(choice, "message");
+      if (!isRecord(message)) throw invalidResponse(provider, "a body without choices[0].message");
       return {
-        text: readString(message, "content") ?? readString(message, "refusal") ?? "",
+        text: asString(message.content) ?? asString(message.refusal) ?? "",
         provider: options.slug,
-        model: readString(json, "model") ?? requestedModel ?? "",
+        model: asString(json.model) ?? requestedModel ?? "",
         usage: readOpenAiUsage(json.usage) ?? { tokensIn: 0, tokensOut: 0 },
-        finishReason: openAiFinishReason(readString(choice, "finish_reason")),
+        finishReason: openAiFinishReason(asString(at(choice, "finish_reason"))),
       };
     },
     parseError: (status, body) => readErrorBody(provider, status, body, readOpenAiError),
-    createStreamParser: () => createOpenAiStreamParser(provider),
   };
 }
 
@@ -261,24 +214,42 @@ export const openRouterProvider = createOpenAiCompatibleAdapter({
   chatPath: "v1/chat/completions",
 });
 
-/** Custom provider slugs: `custom-` then lowercase letters, digits and hyphens (64 at most). */
-export const customProviderPattern = /^custom-[a-z0-9][a-z0-9-]{0,62}$/;
-
 /**
- * The upstream of a custom provider is its configured `base_url`, which Stepwise does not know;
- * this placeholder never resolves, and the emulator overrides it.
- */
-export const customUpstreamPlaceholder = "https://custom.invalid/";
-
-/**
- * An OpenAI-compatible adapter for a custom provider. The caller checks the slug against
- * {@link customProviderPattern} first.
+ * An OpenAI-compatible adapter for a custom provider. Its upstream is the custom provider's
+ * `base_url`, which Stepwise does not know: a placeholder that never resolves (the emulator
+ * overrides it). The caller checks the slug against `customProviderPattern` first.
  */
 export function createCustomProvider(slug: string): ProviderAdapter {
   return createOpenAiCompatibleAdapter({
     slug,
-    displayName: `${slug.slice("custom-".length)} (custom provider)`,
-    upstreamBaseUrl: customUpstreamPlaceholder,
+    displayName: `${slug.slice(7)} (custom provider)`,
+    upstreamBaseUrl: "https://custom.invalid/",
     chatPath: "chat/completions",
   });
+}
+
+/**
+ * The gateway's own OpenAI-shaped endpoint (`compat/chat/completions`), which the client uses for
+ * dynamic routes (`model: "dynamic/<route>"`). Sends `max_tokens`, which every provider accepts.
+ */
+export const compatAdapter = createOpenAiCompatibleAdapter({
+  slug: "compat",
+  displayName: "The gateway's compat endpoint",
+  upstreamBaseUrl: "https://gateway.ai.cloudflare.com/",
+  chatPath: "compat/chat/completions",
+});
+
+const bySlug: Readonly<Record<string, ProviderAdapter>> = {
+  openai: openAiProvider,
+  groq: groqProvider,
+  mistral: mistralProvider,
+  deepseek: deepSeekProvider,
+  grok: grokProvider,
+  openrouter: openRouterProvider,
+  compat: compatAdapter,
+};
+
+/** The adapter of an OpenAI-compatible slug, `compat`, or a `custom-<slug>` (see `catalog.ts`). */
+export function adapterFor(slug: string): ProviderAdapter {
+  return (Object.hasOwn(bySlug, slug) ? bySlug[slug] : undefined) ?? createCustomProvider(slug);
 }

@@ -105,6 +105,4 @@ export interface ProviderAdapter {
   parseResponse(body: unknown, requestedModel?: string): ChatResult;
   /** Reads an error body (any shape, possibly not JSON) into a normalised error. */
   parseError(status: number, body: unknown): ProviderErrorInfo;
-  /** A fresh stream parser for one streamed response. */
-  createStreamParser(): StreamParser;
 }

@@ -4,8 +4,8 @@
  * (`POST /v1/{account}/{gateway}`) tries in order. Pure; run-time dependency free.
  */
 import type { RouteConfig, StepConfig } from "../config/schema.ts";
-import { getProvider } from "../providers/index.ts";
-import type { ChatRequest } from "../providers/types.ts";
+import { getProvider } from "../providers/registry.ts";
+import type { ChatRequest, ProviderAdapter } from "../providers/types.ts";
 
 /** Per-step gateway settings; beat the request's `cf-aig-*` headers and the gateway's defaults. */
 export interface UniversalStepConfig {
@@ -52,7 +52,19 @@ export function compileStep(
   request: ChatRequest,
   options: CompileUniversalOptions = {},
 ): UniversalStep {
-  const adapter = getProvider(step.provider);
+  return universalStep(getProvider(step.provider), step, request, options);
+}
+
+/**
+ * One route step as a universal step, with the step's provider adapter already in hand (the
+ * client loads adapters as it needs them).
+ */
+export function universalStep(
+  adapter: ProviderAdapter,
+  step: StepConfig,
+  request: ChatRequest,
+  options: CompileUniversalOptions = {},
+): UniversalStep {
   const key = options.keyLookup?.(step.provider);
   const headers: Record<string, string> = {
     "content-type": "application/json",

@@ -1,9 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  createGatewayClient,
-  InvalidOptionsError,
-  UnknownRouteError,
-} from "../../src/client/index.ts";
+import { InvalidOptionsError, UnknownRouteError } from "../../src/client/errors.ts";
+import { createGatewayClient } from "../../src/client/index.ts";
 import { loadConfig } from "../../src/config/index.ts";
 import { createTestServer } from "../helpers/test-server.ts";
 import {
@@ -114,9 +111,11 @@ describe("per-call options become cf-aig-* headers", () => {
     );
     expect(InvalidOptionsError.isInstance(error)).toBe(true);
     const message = (error as Error).message;
-    expect(message).toContain("cacheTtl must be 0 (off) or 60 to 2592000 seconds, got 30");
+    expect(message).toContain(
+      "cacheTtl (seconds; 0 turns the cache off) must be a whole number from 60 to 2592000, got 30",
+    );
     expect(message).toContain("metadata has 6 entries; the gateway keeps only 5");
-    expect(message).toContain("retries.maxAttempts must be 1 to 5, got 9");
+    expect(message).toContain("retries.maxAttempts must be a whole number from 1 to 5, got 9");
     expect(server.calls).toHaveLength(0);
     expect(recorder.events[0]).toMatchObject({ ok: false, errorCode: "invalid_options" });
   });
@@ -154,7 +153,7 @@ describe("createGatewayClient", () => {
       expect.objectContaining({
         code: "invalid_options",
         message: expect.stringMatching(
-          /accountId is missing.*baseUrl must be an http\(s\) URL.*maxAttempts must be a positive whole number.*route "empty" has no steps.*route "odd" step 0: Unknown provider "opnai"\. Known providers: openai, .*custom-acme\)\.$/s,
+          /accountId is missing.*baseUrl must be an http\(s\) URL.*maxAttempts must be a whole number of at least 1, got 0.*route "empty" has no steps.*route "odd" step 0: Unknown provider "opnai"\. Known providers: openai, .*custom-acme\)\.$/s,
         ),
       }),
     );

@@ -26,6 +26,9 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 export const entries: Readonly<Record<string, string>> = {
   "cli/main": "src/cli/main.ts",
   "client/index": "src/client/index.ts",
+  "client/breaker": "src/client/breaker.ts",
+  "client/errors": "src/client/errors.ts",
+  "client/fetch": "src/client/fetch.ts",
   "client/node/index": "src/client/node/index.ts",
   "config/index": "src/config/index.ts",
   "emulator/index": "src/emulator/index.ts",

@@ -5,7 +5,7 @@
  */
 
 import { FaultScheduleError, type MockProviders } from "../../../src/emulator/mocks/index.ts";
-import { getProvider, parseSseStream } from "../../../src/providers/index.ts";
+import { createStreamParser, getProvider, parseSseStream } from "../../../src/providers/index.ts";
 import type { ChatMessage, StreamDelta } from "../../../src/providers/types.ts";
 
 /** One provider per wire format, with a model it serves. */
@@ -78,7 +78,7 @@ export async function readStream(
   response: Response,
   onFirstText?: () => void,
 ): Promise<StreamReading> {
-  const parse = getProvider(provider).createStreamParser();
+  const parse = createStreamParser(provider);
   const deltas: StreamDelta[] = [];
   let failure: unknown;
   try {
