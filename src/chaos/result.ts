@@ -18,8 +18,10 @@ import {
   checkNoLeaks,
   checkRecordedOnce,
   checkRotations,
+  checkStreamedLikePlain,
   checkUnhandledRejections,
   type RotationOutcome,
+  streamedAvailabilityTolerance,
 } from "./invariants.ts";
 import type { LeakScanner, SourceCoverage } from "./leak-scanner.ts";
 import {
@@ -142,6 +144,11 @@ export function concludeCampaign(conclusion: Conclusion): CampaignResult {
     ),
     checkRotations(conclusion.rotations),
     checkAvailability(availability.measured, availability.expected, settings.availabilityTolerance),
+    checkStreamedLikePlain(
+      { answered: calls.plain - calls.failedPlain, calls: calls.plain },
+      { answered: calls.stream - calls.failedStream, calls: calls.stream },
+      streamedAvailabilityTolerance,
+    ),
   ];
   return {
     ok: checks.every((check) => check.ok),

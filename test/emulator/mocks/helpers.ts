@@ -32,13 +32,18 @@ export interface ChatCallOptions {
   readonly signal?: AbortSignal;
   /** Extra or replacement headers. */
   readonly headers?: Record<string, string>;
+  /** Ends the messages with this assistant text (a prefill to continue). */
+  readonly prefill?: string;
 }
 
 /** Sends a chat request to a mock the way a client of that provider would. */
 export function chat(mocks: MockProviders, provider: string, options: ChatCallOptions) {
   const adapter = getProvider(provider);
   const request = {
-    messages,
+    messages:
+      options.prefill === undefined
+        ? messages
+        : [...messages, { role: "assistant" as const, content: options.prefill }],
     ...(options.stream === undefined ? {} : { stream: options.stream }),
     ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
   };
