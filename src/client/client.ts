@@ -7,7 +7,7 @@
  */
 
 import type { RouteConfig, StepConfig } from "../config/schema.ts";
-import { isKnownProvider, loadProvider, unknownProviderError } from "../providers/catalog.ts";
+import { isKnownProvider, loadProvider, providerSlugs } from "../providers/catalog.ts";
 import type { ProviderAdapter } from "../providers/types.ts";
 import { createCall } from "./call.ts";
 import { throwProblems, wholeNumberProblem } from "./call-errors.ts";
@@ -117,7 +117,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     const steps = (route?.steps ?? []).map((step: StepConfig, index: number) => {
       if (!isKnownProvider(step.provider)) {
         problems.push(
-          `route "${name}" step ${index}: ${unknownProviderError(step.provider).message}`,
+          `route "${name}" step ${index}: unknown provider "${step.provider}"; use one of ${providerSlugs.join(", ")}, or custom-<slug> for an OpenAI-compatible one`,
         );
       } else if (!adapters.has(step.provider)) {
         // Start loading the provider's format now, so the first call need not wait for it.

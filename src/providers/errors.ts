@@ -7,5 +7,5 @@
  * package copies.
  */
 
-export { UnknownProviderError, type UnknownProviderErrorOptions } from "./catalog.ts";
 export { ProviderResponseError, type ProviderResponseErrorOptions } from "./json.ts";
+export { UnknownProviderError, type UnknownProviderErrorOptions } from "./unknown-provider.ts";

@@ -6,7 +6,7 @@
  */
 
 import { anthropicProvider } from "./anthropic.ts";
-import { customProviderPattern, unknownProviderError } from "./catalog.ts";
+import { customProviderPattern, isKnownProvider, providerSlugs } from "./catalog.ts";
 import { googleAiStudioProvider } from "./google-ai-studio.ts";
 import {
   createCustomProvider,
@@ -18,6 +18,7 @@ import {
   openRouterProvider,
 } from "./openai.ts";
 import type { ProviderAdapter } from "./types.ts";
+import { unknownProviderError } from "./unknown-provider.ts";
 import { workersAiProvider } from "./workers-ai.ts";
 
 const builtInProviders: readonly ProviderAdapter[] = [
@@ -46,5 +47,5 @@ export function getProvider(slug: string): ProviderAdapter {
   const adapter = bySlug.get(slug);
   if (adapter !== undefined) return adapter;
   if (customProviderPattern.test(slug)) return createCustomProvider(slug);
-  throw unknownProviderError(slug);
+  throw unknownProviderError(slug, { slugs: providerSlugs, isKnown: isKnownProvider });
 }

@@ -171,7 +171,7 @@ describe("the official OpenAI SDK through createGatewayFetch", () => {
   });
 
   it("keeps an event id the caller set, and passes other URLs through unrecorded", async () => {
-    const { client, fetch, recorder } = testClient();
+    const { fetch, recorder } = testClient();
     await fetch(compatUrl, {
       method: "POST",
       headers: { "cf-aig-event-id": "mine", "content-type": "application/json" },

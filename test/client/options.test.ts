@@ -153,7 +153,7 @@ describe("createGatewayClient", () => {
       expect.objectContaining({
         code: "invalid_options",
         message: expect.stringMatching(
-          /accountId is missing.*baseUrl must be an http\(s\) URL.*maxAttempts must be a whole number of at least 1, got 0.*route "empty" has no steps.*route "odd" step 0: Unknown provider "opnai"\. Known providers: openai, .*custom-acme\)\.$/s,
+          /accountId is missing.*baseUrl must be an http\(s\) URL.*maxAttempts must be a whole number of at least 1, got 0.*route "empty" has no steps.*route "odd" step 0: unknown provider "opnai"; use one of openai, .*, or custom-<slug> for an OpenAI-compatible one\.$/s,
         ),
       }),
     );
