@@ -148,6 +148,29 @@ export function wholeNumberProblem(
   }
 }
 
+/**
+ * Adds a problem for a value that is set but not one of `choices`.
+ * @example choiceProblem(problems, "mode", "fast", ["universal", "dynamic"]); // 'mode must be one of "universal", "dynamic"; got "fast"'
+ */
+export function choiceProblem(
+  problems: string[],
+  name: string,
+  value: unknown,
+  choices: readonly string[],
+): void {
+  if (value !== undefined && !choices.includes(value as string)) {
+    problems.push(
+      `${name} must be one of ${choices.map((choice) => `"${choice}"`).join(", ")}; got ${JSON.stringify(value)}`,
+    );
+  }
+}
+
+/** The choices of `mode` and `onStreamBreak`, checked by the client and by each call that sets them. */
+export const choices = {
+  mode: ["universal", "dynamic"],
+  onStreamBreak: ["restart", "continue", "fail"],
+} as const;
+
 /** Throws the problems found in `what`'s options, all at once. */
 export function throwProblems(what: string, problems: readonly string[]): void {
   if (problems.length > 0) {

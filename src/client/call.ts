@@ -13,15 +13,14 @@
  * the text shown (`onStreamBreak: "continue"`); with `fail` the call ends.
  *
  * Attempts are bounded by `maxAttempts`, waits and reads by the deadline; the caller's signal stops
- * everything. The deadline is a timer raced against each wait: no `AbortSignal` goes to `fetch`
- * unless the caller passed one, since undici's handling of a signal costs more than the rest of a
- * call. A request abandoned at the deadline has its body cancelled once its headers arrive.
+ * everything. The deadline is one timer per call that settles the call at once, abandoning what it
+ * waited for: no `AbortSignal` goes to `fetch` unless the caller passed one, since undici's
+ * handling of a signal costs more than the rest of a call. A request abandoned at the deadline
+ * has its body cancelled once its headers arrive.
  */
 
 import { loadProvider } from "../providers/catalog.ts";
-import { computeCost, withoutSnapshot } from "../providers/cost.ts";
 import type { ChatRequest, FinishReason, ProviderAdapter, TokenUsage } from "../providers/types.ts";
-import { resolveServedStep } from "../routes/served-step.ts";
 import { universalStep } from "../routes/universal.ts";
 import type { OutputRejection } from "./answer-errors.ts";
 import {
@@ -30,9 +29,8 @@ import {
   type GatewayError,
   throwProblems,
   UnknownRouteError,
-  wholeNumberProblem,
 } from "./call-errors.ts";
-import { type ClientState, type PreparedRoute, policyProblem, type RouteEntry } from "./client.ts";
+import type { ClientState, PreparedRoute, RouteEntry } from "./client.ts";
 import type { FailedStep } from "./event.ts";
 import { callSafely } from "./recorder.ts";
 import type { ChatOptions, ChatResponse, GatewayClientOptions } from "./types.ts";
@@ -75,7 +73,6 @@ export interface Streamer {
     adapter: ProviderAdapter,
     entry: RouteEntry | undefined,
     url: string,
-    guard: <T>(promise: Promise<T>) => Promise<T>,
   ): Promise<StreamAnswer | { readonly error: GatewayError; readonly midStream: boolean }>;
   /** The answer shown broke at `step` for `reason`: the next answer starts with a restart. */
   broke(step: number, reason: string): void;
@@ -128,8 +125,11 @@ export interface CallContext {
   readonly maxAttempts: number;
   readonly trials: Trial[];
   readonly rejections: OutputRejection[];
-  /** Steps not to try again in this call: they refused the request, or their answer was rejected. */
-  readonly excluded: Set<number>;
+  /**
+   * Steps not to try again in this call: they refused the request, or their answer was rejected
+   * (made with the first one).
+   */
+  excluded?: Set<number>;
   attempts: number;
   /** Backoff waits so far. */
   waits: number;
@@ -137,120 +137,412 @@ export interface CallContext {
   observe(entry: RouteEntry, ok: boolean, failure?: Omit<Trial, "entry">, health?: boolean): void;
   /** Notes that the steps before `position` failed (the gateway moved on from each). */
   passedOver(order: readonly RouteEntry[], position: number): void;
-  remainingMs(): number;
-  /** Waits `ms`, unless the call stops first. */
-  wait(ms: number): Promise<void>;
+  /** The timer of a wait in progress (cleared when the call ends). */
+  timer: ReturnType<typeof setTimeout> | undefined;
+  /** Throws the error that halted the call (deadline, abort), if it was halted. */
+  check(): void;
+  now(): number;
+  readonly deadlineMs: number;
+  // What the call's event says (`record.ts`):
+  readonly options: ChatOptions;
+  readonly id: string;
+  readonly startedAt: number;
+  readonly mode: string;
+  /** The last answer's status, cache status and log id. */
+  readonly status: number;
+  readonly cacheStatus: "HIT" | "MISS" | null;
+  readonly logId: string | null;
+  /** The last step the call heard from, for a failed call's provider and model. */
+  readonly lastEntry: RouteEntry | undefined;
 }
 
 const noop = () => undefined;
 
-/** Call options that become `cf-aig-*` headers (see `settings.ts`). */
-const settingNames = [
-  "cacheTtl",
-  "skipCache",
-  "cacheKey",
-  "metadata",
-  "requestTimeoutMs",
-  "retries",
-  "collectLog",
-  "eventId",
-] as const;
+/**
+ * Call options a call uses as they are; any other option it sets (gateway settings such as
+ * `cacheTtl`, overrides such as `maxAttempts`) is checked by `settings.ts`, loaded when a call
+ * first sets one.
+ */
+const plainOptions = new Set([
+  "route",
+  "messages",
+  "signal",
+  "validate",
+  "maxTokens",
+  "temperature",
+  "topP",
+  "stop",
+]);
 
-/** Loads what a call does after a failure; `createGatewayClient` starts loading it early. */
-export const loadFailover = () => import("./failover.ts");
+/** True when the call sets an option `settings.ts` checks (a call sets only a few options). */
+function setsCheckedOption(options: ChatOptions): boolean {
+  for (const name in options) {
+    if (!plainOptions.has(name) && options[name as keyof ChatOptions] !== undefined) return true;
+  }
+  return false;
+}
 
-/** Creates one call: see the module description. `streamer` makes it a streamed call. */
-export function createCall(state: ClientState, options: ChatOptions, streamer?: Streamer): Call {
-  const { adapters, gatewayUrl, routes } = state;
-  const client = state.options;
-  const { signal, validate } = options;
-  const now = () => (client.now ?? Date.now)();
-  const id = options.eventId ?? (client.generateId ?? (() => crypto.randomUUID()))();
-  const startedAt = now();
-  const mode = options.mode ?? client.mode ?? "universal";
-  const route = routes.get(options.route)!;
-  const deadlineMs =
-    options.deadlineMs ?? route?.deadlineMs ?? client.deadlineMs ?? clientDefaults.deadlineMs;
-  const breaker = client.breaker;
-  /** Circuit probes this call holds. */
-  const probes = new Map<string, number>();
-  const timers: ReturnType<typeof setTimeout>[] = [];
-  let request: ChatRequest;
-  let headers: Record<string, string>;
-  let status = 0;
-  let cacheStatus: "HIT" | "MISS" | null = null;
-  let logId: string | null = null;
-  let lastEntry: RouteEntry | undefined;
-  let halted: GatewayError | undefined;
-  let stop: (error: GatewayError) => void = noop;
-  /** Rejects with the error that ends the call at once: the deadline, or the caller's abort. */
-  const stopped = new Promise<never>((_, reject) => {
-    stop = reject;
-  });
-  stopped.catch(noop);
-  /** Rejects when the current attempt runs past `attemptTimeoutMs`, when one is set. */
-  let attemptStopped: Promise<never> | undefined;
+/**
+ * A module loaded once, on first use; from then on `loaded` holds it, so a call takes it without
+ * waiting (an `import()` of a loaded module still costs a trip through the module loader).
+ */
+export interface Lazy<T> {
+  loaded?: T;
+  load(): Promise<T>;
+}
 
-  const halt = (error: GatewayError) => {
-    if (halted !== undefined) return;
-    halted = error;
-    stop(error);
-    streamer?.cancel();
-  };
-  const onAbort = () => halt(new AbortedError({ cause: signal?.reason }));
-
-  /** Waits for `promise`, unless the call (or the attempt) stops first. */
-  const guard = <T>(promise: Promise<T>): Promise<T> =>
-    Promise.race(
-      attemptStopped === undefined ? [promise, stopped] : [promise, stopped, attemptStopped],
-    );
-
-  const timer = (ms: number, run: () => void) => timers.push(setTimeout(run, ms));
-
-  const call: CallContext = {
-    client,
-    route,
-    adapters,
-    streamer,
-    policy: options.onStreamBreak ?? route?.onStreamBreak ?? client.onStreamBreak ?? "restart",
-    maxAttempts: options.maxAttempts ?? client.maxAttempts ?? clientDefaults.maxAttempts,
-    trials: [],
-    rejections: [],
-    excluded: new Set(),
-    attempts: 0,
-    waits: 0,
-    /**
-     * Notes a step's failure for the event, and tells the breaker what the step did when that
-     * says something about its health (never for a cached answer).
-     */
-    observe(entry, ok, failure, health = true) {
-      if (failure !== undefined) call.trials.push({ entry, ...failure });
-      if (health && cacheStatus !== "HIT") breaker?.record(entry, ok, probes);
-    },
-    passedOver(order, position) {
-      for (const entry of order.slice(0, Math.max(0, position))) {
-        call.observe(entry, false, { status: null, error: null, at: "request" });
-      }
-    },
-    remainingMs: () => deadlineMs - (now() - startedAt),
-    async wait(ms) {
-      try {
-        await guard(
-          client.sleep?.(ms, signal) ?? new Promise<void>((resolve) => timer(ms, resolve)),
-        );
-      } catch (cause) {
-        throw halted ?? cause;
-      }
+/** Wraps a dynamic import as a {@link Lazy} module. */
+export function lazy<T>(importer: () => Promise<T>): Lazy<T> {
+  let pending: Promise<T> | undefined;
+  const module: Lazy<T> = {
+    load: () => {
+      pending ??= importer().then((loaded) => (module.loaded = loaded));
+      return pending;
     },
   };
+  return module;
+}
+
+/** What a call does after a failure; `createGatewayClient` starts loading it early. */
+export const failoverModule = lazy(() => import("./failover.ts"));
+/** Building the call's event, when the client has a recorder; loaded early too. */
+export const recordModule = lazy(() => import("./record.ts"));
+const settingsModule = lazy(() => import("./settings.ts"));
+/** Prices and model names: for a client with prices, or a dynamic answer that names no step. */
+export const costModule = lazy(() => import("../providers/cost.ts"));
+
+/**
+ * The position in `order` of the step an answer's headers name: provider and model (which
+ * identify it even when the live service leaves `cf-aig-step` stale) win over the index, as in
+ * `routes/served-step.ts`; -1 when they name none.
+ */
+function servedPosition(
+  order: readonly RouteEntry[],
+  named: Record<string, string | null>,
+): number {
+  const { provider, model } = named;
+  const step = named.step?.trim() ?? "";
+  const index = /^\d+$/.test(step) ? Number(step) : -1;
+  if (!provider) return index < order.length ? index : -1;
+  let first = -1;
+  for (const [position, entry] of order.entries()) {
+    if (
+      entry.provider === provider &&
+      (!model || entry.model === model || model.endsWith(`/${entry.model}`))
+    ) {
+      if (position === index) return position;
+      if (first < 0) first = position;
+    }
+  }
+  return first;
+}
+
+/** Loads a provider's adapter (the client started loading it when it was created). */
+async function loadAdapter(call: GatewayCall, slug: string): Promise<ProviderAdapter> {
+  const adapter = await loadProvider(slug);
+  call.adapters.set(slug, adapter);
+  return adapter;
+}
+
+/** Ends the call at its deadline (a module function, so arming it allocates no closure). */
+function expire(call: GatewayCall): void {
+  call.halt(new DeadlineExceededError({ deadlineMs: call.deadlineMs, attempts: call.attempts }));
+}
+
+/**
+ * One call, as an object whose methods live on its prototype: a call allocates the object and
+ * what it sends and reads, not a closure per step of its work. `run()` settles at once when the
+ * call is halted (deadline, abort): what it was waiting for is abandoned, and the work in flight
+ * stops at its next step.
+ */
+export class GatewayCall implements CallContext, Call {
+  declare readonly client: GatewayClientOptions;
+  declare readonly route: PreparedRoute;
+  declare readonly adapters: Map<string, ProviderAdapter>;
+  declare readonly policy: string;
+  declare readonly maxAttempts: number;
+  declare readonly deadlineMs: number;
+  readonly trials: Trial[] = [];
+  readonly rejections: OutputRejection[] = [];
+  declare excluded?: Set<number>;
+  attempts = 0;
+  waits = 0;
+  declare readonly id: string;
+  declare readonly startedAt: number;
+  declare readonly mode: string;
+  /** Circuit probes this call holds (only with a breaker). */
+  declare private readonly probes: Map<string, number> | undefined;
+  declare private request: ChatRequest;
+  declare private headers: Record<string, string>;
+  status = 0;
+  cacheStatus: "HIT" | "MISS" | null = null;
+  logId: string | null = null;
+  declare lastEntry: RouteEntry | undefined;
+  declare private halted: GatewayError | undefined;
+  declare private deadline: ReturnType<typeof setTimeout> | undefined;
+  /** The timer of the wait or attempt timeout in progress, cleared when the call ends. */
+  declare timer: ReturnType<typeof setTimeout> | undefined;
+  /** Settles `run()`'s promise: with the answer, or else with the error. */
+  declare private settle: ((answer: ChatResponse | undefined, error: unknown) => void) | undefined;
+  private ended = false;
+  private onAbort: (() => void) | undefined;
+
+  declare readonly streamer: Streamer | undefined;
+
+  constructor(
+    private readonly state: ClientState,
+    readonly options: ChatOptions,
+    streamer?: Streamer,
+  ) {
+    const client = state.options;
+    this.streamer = streamer;
+    this.client = client;
+    this.adapters = state.adapters;
+    this.route = state.routes.get(options.route)!;
+    this.id = options.eventId ?? client.generateId?.() ?? crypto.randomUUID();
+    this.startedAt = this.now();
+    this.mode = options.mode ?? client.mode ?? "universal";
+    this.deadlineMs =
+      options.deadlineMs ??
+      this.route?.deadlineMs ??
+      client.deadlineMs ??
+      clientDefaults.deadlineMs;
+    this.policy =
+      options.onStreamBreak ?? this.route?.onStreamBreak ?? client.onStreamBreak ?? "restart";
+    this.maxAttempts = options.maxAttempts ?? client.maxAttempts ?? clientDefaults.maxAttempts;
+    if (client.breaker) this.probes = new Map();
+  }
+
+  now(): number {
+    return this.client.now?.() ?? Date.now();
+  }
+
+  /**
+   * Notes a step's failure for the event, and tells the breaker what the step did when that says
+   * something about its health (never for a cached answer, nor once the call is over).
+   */
+  observe(entry: RouteEntry, ok: boolean, failure?: Omit<Trial, "entry">, health = true): void {
+    if (failure !== undefined) this.trials.push({ entry, ...failure });
+    if (health && this.cacheStatus !== "HIT" && !this.ended) {
+      this.client.breaker?.record(entry, ok, this.probes!);
+    }
+  }
+
+  passedOver(order: readonly RouteEntry[], position: number): void {
+    for (let index = 0; index < position; index++) {
+      this.observe(order[index]!, false, { status: null, error: null, at: "request" });
+    }
+  }
+
+  /** Throws the error that halted the call, if it was halted. */
+  check(): void {
+    if (this.halted !== undefined) throw this.halted;
+  }
+
+  halt(error: GatewayError): void {
+    if (this.halted !== undefined) return;
+    this.halted = error;
+    this.streamer?.cancel();
+    // Before `run()`, the call ends as soon as it starts.
+    if (this.settle) this.end(undefined, error);
+  }
+
+  run(): Promise<ChatResponse> {
+    return new Promise<ChatResponse>((resolve, reject) => {
+      this.settle = (answer, error) => (answer ? resolve(answer) : reject(error));
+      this.attemptAll().then(
+        (answer) => this.end(answer, null),
+        (error: unknown) => this.end(undefined, error),
+      );
+    });
+  }
+
+  /**
+   * Ends the call, once: lets go of its timers, listener and probes, records its one event (built
+   * by `record.ts`, loaded when the client has a recorder), then settles `run()`.
+   */
+  private end(answer: ChatResponse | undefined, error: unknown): void {
+    if (this.ended) return;
+    this.ended = true;
+    const { client } = this;
+    clearTimeout(this.deadline);
+    clearTimeout(this.timer);
+    if (this.onAbort) this.options.signal?.removeEventListener("abort", this.onAbort);
+    if (this.probes) client.breaker?.release(this.probes);
+    if (client.recorder && !recordModule.loaded) {
+      // The client started loading it when it was created; a call that ends first waits for it.
+      const record = () => this.record(answer, error);
+      recordModule.load().then(record, record);
+    } else {
+      this.record(answer, error);
+    }
+  }
+
+  /** Records the call's event (unless `record.ts` could not be loaded) and settles `run()`. */
+  private record(answer: ChatResponse | undefined, error: unknown): void {
+    const { recorder, onRecorderError } = this.client;
+    const module = recordModule.loaded;
+    if (recorder && module) {
+      const event = module.callEvent(this, answer, error);
+      callSafely(() => recorder.record(event), onRecorderError);
+    }
+    this.settle!(answer, error);
+  }
+
+  /** Checks the call's options, then tries the route until an answer or the end of the call. */
+  private async attemptAll(): Promise<ChatResponse> {
+    const { options, route, client } = this;
+    if (route === undefined) {
+      throw new UnknownRouteError({
+        route: String(options.route),
+        knownRoutes: [...this.state.routes.keys()],
+      });
+    }
+    const { messages, signal, validate } = options;
+    const problems: string[] = [];
+    if (
+      !(
+        messages?.length > 0 &&
+        messages.every(
+          (m) => /^(system|user|assistant)$/.test(m?.role) && typeof m.content === "string",
+        )
+      )
+    ) {
+      problems.push(
+        "messages must be a non-empty array of { role: system, user or assistant, content: string }",
+      );
+    }
+    // Object.assign, not spread: spreading a header object costs over 1 µs on Node 20.
+    const headers: Record<string, string> = Object.assign({}, this.state.headers);
+    headers["cf-aig-event-id"] = this.id;
+    headers["cf-aig-metadata"] = route.metadata;
+    this.headers = headers;
+    // Gateway settings (cache, metadata, retries...) and overrides load their checks when set.
+    if (setsCheckedOption(options)) {
+      const settings = settingsModule.loaded ?? (await settingsModule.load());
+      Object.assign(headers, settings.settingHeaders(options, route.name, problems));
+    }
+    throwProblems("Invalid call options", problems);
+    this.request = {
+      messages,
+      maxTokens: options.maxTokens,
+      temperature: options.temperature,
+      topP: options.topP,
+      stop: options.stop,
+      stream: this.streamer ? true : undefined,
+    };
+    if (signal) {
+      this.onAbort = () => this.halt(new AbortedError({ cause: signal.reason }));
+      if (signal.aborted) this.onAbort();
+      else signal.addEventListener("abort", this.onAbort, { once: true });
+    }
+    // Halted already (an aborted signal, a stream cancelled before it started): no timer to arm.
+    this.check();
+    this.deadline = setTimeout(expire, this.deadlineMs, this);
+    let steps = route.steps;
+    let dynamic = this.mode === "dynamic";
+    for (;;) {
+      this.check();
+      const order = dynamic ? route.steps : (client.breaker?.order(steps, this.probes!) ?? steps);
+      this.attempts++;
+      let outcome = await this.attempt(order, dynamic);
+      this.check();
+      if ("served" in outcome) {
+        const entry = route.steps[outcome.served.index ?? -1];
+        // The caller's validator, when there is one: a rejection moves on like a failure.
+        const verdict = validate === undefined || (await validate(outcome));
+        this.check();
+        if (verdict === true) {
+          if (entry !== undefined) this.observe(entry, true);
+          return outcome;
+        }
+        outcome = {
+          entry,
+          url: "",
+          status: 200,
+          kind: "rejected",
+          detail: verdict || "rejected",
+          midStream: !!this.streamer && outcome.text !== "",
+        };
+      }
+      const failover = failoverModule.loaded ?? (await failoverModule.load());
+      const next = await failover.recover(this, outcome, order);
+      steps = next.steps;
+      dynamic &&= !next.after;
+    }
+  }
+
+  /** Sends one attempt and reads its answer. */
+  private async attempt(
+    order: readonly RouteEntry[],
+    dynamic: boolean,
+  ): Promise<ChatResponse | Failure> {
+    const { adapters, client, streamer, request } = this;
+    const url = dynamic
+      ? `${this.state.gatewayUrl}/compat/chat/completions`
+      : this.state.gatewayUrl;
+    let body: unknown;
+    if (dynamic) {
+      const compat = adapters.get("compat") ?? (await loadAdapter(this, "compat"));
+      body = compat.requestBody(`dynamic/${this.options.route}`, request);
+    } else {
+      const steps = [];
+      for (const entry of order) {
+        // Each provider's adapter loads with its format's code on first use.
+        const adapter = adapters.get(entry.provider) ?? (await loadAdapter(this, entry.provider));
+        const sent = streamer
+          ? streamer.request(entry, adapter, request, this.policy === "continue")
+          : request;
+        steps.push(universalStep(adapter, entry, sent, client));
+      }
+      body = steps;
+    }
+    // An attempt timeout aborts the attempt's request (headers, and a plain answer's body).
+    const timeoutMs = client.attemptTimeoutMs;
+    let signal = this.options.signal;
+    let attempt: AbortController | undefined;
+    if (timeoutMs !== undefined) {
+      const controller = new AbortController();
+      attempt = controller;
+      this.timer = setTimeout(() => controller.abort(), timeoutMs);
+      signal = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
+    }
+    const sent = (client.fetch ?? fetch)(url, {
+      method: "POST",
+      headers: this.headers,
+      body: JSON.stringify(body),
+      signal,
+    });
+    let response: Response | undefined;
+    try {
+      response = await sent;
+      this.check();
+      // A stream's attempt timeout ends with its headers; its first-token and idle timeouts follow.
+      if (streamer !== undefined) clearTimeout(this.timer);
+      return await this.read(response, order, dynamic, url);
+    } catch (cause) {
+      if (response === undefined) {
+        sent.then((late) => late.body?.cancel().catch(noop), noop);
+        this.status = 0;
+        this.cacheStatus = this.logId = null;
+      } else {
+        response.body?.cancel().catch(noop);
+      }
+      this.check();
+      const timedOut = attempt?.signal.aborted ? timeoutMs : undefined;
+      return { url, status: 0, kind: "transport", cause, timeoutMs: timedOut };
+    } finally {
+      clearTimeout(this.timer);
+    }
+  }
 
   /** Reads an answer whose headers have arrived: the answer, or the failure. */
-  const read = async (
+  private async read(
     response: Response,
     order: readonly RouteEntry[],
     dynamic: boolean,
     url: string,
-  ): Promise<ChatResponse | Failure> => {
+  ): Promise<ChatResponse | Failure> {
     const answerHeaders = response.headers;
     const named = {
       step: answerHeaders.get("cf-aig-step"),
@@ -258,45 +550,48 @@ export function createCall(state: ClientState, options: ChatOptions, streamer?: 
       model: answerHeaders.get("cf-aig-model"),
     };
     const cache = answerHeaders.get("cf-aig-cache-status")?.trim().toUpperCase();
-    status = response.status;
-    cacheStatus = cache === "HIT" || cache === "MISS" ? cache : null;
-    logId = answerHeaders.get("cf-aig-log-id");
-    let position = resolveServedStep({ steps: order as RouteEntry[] }, named)?.index ?? -1;
+    const status = response.status;
+    this.status = status;
+    this.cacheStatus = cache === "HIT" || cache === "MISS" ? cache : null;
+    this.logId = answerHeaders.get("cf-aig-log-id");
+    let position = servedPosition(order, named);
     // Without any served-step header a universal answer came from the first step, as Cloudflare's
     // own provider library assumes; an error without one is the last step's (every step failed).
     if (position < 0 && !named.step && !named.provider && !named.model) {
       position = !response.ok ? order.length - 1 : dynamic ? -1 : 0;
     }
     let entry = order[position];
-    lastEntry = entry ?? lastEntry;
-    const base = { entry, url, status };
+    this.lastEntry = entry ?? this.lastEntry;
     if (!response.ok) {
-      return { ...base, kind: "status", response, text: await guard(response.text()) };
+      const text = await response.text();
+      return { entry, url, status, kind: "status", response, text };
     }
     // The gateway moves on only after a failure: every step before the one that answered failed.
-    call.passedOver(order, position);
-    if (entry === undefined && !dynamic)
-      return { ...base, kind: "unknown-step", named, sent: order.length };
-    const adapter = adapters.get(dynamic ? "compat" : entry!.provider)!;
+    this.passedOver(order, position);
+    if (entry === undefined && !dynamic) {
+      return { entry, url, status, kind: "unknown-step", named, sent: order.length };
+    }
+    const adapter = this.adapters.get(dynamic ? "compat" : entry!.provider)!;
     let answer: StreamAnswer;
     let responseModel = entry?.model ?? "";
-    if (streamer !== undefined) {
-      const reading = await streamer.read(response, adapter, entry, url, guard);
-      if (halted !== undefined) throw halted;
-      if ("error" in reading) return { ...base, kind: "broken", ...reading };
+    if (this.streamer !== undefined) {
+      const reading = await this.streamer.read(response, adapter, entry, url);
+      this.check();
+      if ("error" in reading) return { entry, url, status, kind: "broken", ...reading };
       answer = reading;
     } else {
-      const text = await guard(response.text());
+      const text = await response.text();
       try {
         const parsed = adapter.parseResponse(text, entry?.model);
         answer = { text: parsed.text, usage: parsed.usage, finish: parsed.finishReason };
         responseModel = parsed.model;
       } catch (cause) {
-        return { ...base, kind: "unreadable", detail: (cause as Error).message, cause };
+        return { entry, url, status, kind: "unreadable", detail: (cause as Error).message, cause };
       }
       // A dynamic route's answer without served-step headers: the step whose model the body names
       // (`gpt-4o-mini`, `openai/gpt-4o-mini` or a dated snapshot), when exactly one does.
       if (entry === undefined) {
+        const { withoutSnapshot } = costModule.loaded ?? (await costModule.load());
         const matches = order.filter(
           ({ provider, model }) =>
             responseModel === `${provider}/${model}` || withoutSnapshot(responseModel) === model,
@@ -304,20 +599,22 @@ export function createCall(state: ClientState, options: ChatOptions, streamer?: 
         entry = matches.length === 1 ? matches[0] : undefined;
       }
     }
-    const cached = cacheStatus === "HIT";
+    const cached = this.cacheStatus === "HIT";
     const { usage } = answer;
-    const prices = client.prices;
-    const served: ChatResponse = {
-      id,
+    const prices = this.client.prices;
+    let cost: number | null = cached ? 0 : null;
+    if (!cached && entry && prices) {
+      const { computeCost } = costModule.loaded ?? (await costModule.load());
+      cost =
+        computeCost(prices, entry.provider, entry.model, usage) ??
+        computeCost(prices, entry.provider, responseModel, usage) ??
+        null;
+    }
+    return {
+      id: this.id,
       text: answer.text,
       usage,
-      cost: cached
-        ? 0
-        : entry && prices
-          ? (computeCost(prices, entry.provider, entry.model, usage) ??
-            computeCost(prices, entry.provider, responseModel, usage) ??
-            null)
-          : null,
+      cost,
       finishReason: answer.finish,
       served: {
         index: entry?.index ?? null,
@@ -325,190 +622,15 @@ export function createCall(state: ClientState, options: ChatOptions, streamer?: 
         model: entry?.model ?? null,
         responseModel,
         cached,
-        logId,
-        attempts: call.attempts,
-        latencyMs: Math.max(0, now() - startedAt),
+        logId: this.logId,
+        attempts: this.attempts,
+        latencyMs: Math.max(0, this.now() - this.startedAt),
       },
     };
-    return served;
-  };
+  }
+}
 
-  /** Sends one attempt and reads its answer. */
-  const attempt = async (
-    order: readonly RouteEntry[],
-    dynamic: boolean,
-  ): Promise<ChatResponse | Failure> => {
-    const url = dynamic ? `${gatewayUrl}/compat/chat/completions` : gatewayUrl;
-    // Each provider's adapter loads with its format's code on first use.
-    for (const slug of dynamic ? ["compat"] : order.map((entry) => entry.provider)) {
-      if (!adapters.has(slug)) adapters.set(slug, await guard(loadProvider(slug)));
-    }
-    const body = dynamic
-      ? adapters.get("compat")!.requestBody(`dynamic/${options.route}`, request)
-      : order.map((entry) => {
-          const adapter = adapters.get(entry.provider)!;
-          return universalStep(
-            adapter,
-            entry,
-            streamer?.request(entry, adapter, request, call.policy === "continue") ?? request,
-            client,
-          );
-        });
-    const timeoutMs = client.attemptTimeoutMs;
-    let timedOut: number | undefined;
-    if (timeoutMs !== undefined) {
-      attemptStopped = new Promise<never>((_, reject) =>
-        timer(timeoutMs, () => {
-          timedOut = timeoutMs;
-          reject(timedOut);
-        }),
-      );
-      attemptStopped.catch(noop);
-    }
-    const sent = (client.fetch ?? fetch)(url, {
-      method: "POST",
-      headers,
-      body: JSON.stringify(body),
-      signal,
-    });
-    let response: Response | undefined;
-    try {
-      response = await guard(sent);
-      // A stream's attempt timeout ends with its headers; its first-token and idle timeouts follow.
-      if (streamer !== undefined) attemptStopped = undefined;
-      return await read(response, order, dynamic, url);
-    } catch (cause) {
-      if (response === undefined) {
-        sent.then((late) => late.body?.cancel().catch(noop), noop);
-        status = 0;
-        cacheStatus = logId = null;
-      } else {
-        response.body?.cancel().catch(noop);
-      }
-      if (signal?.aborted) onAbort();
-      if (halted !== undefined) throw halted;
-      return { url, status: 0, kind: "transport", cause, timeoutMs: timedOut };
-    } finally {
-      attemptStopped = undefined;
-    }
-  };
-
-  /** Records the call's one event (see `record.ts`, loaded when the client has a recorder). */
-  const record = async (response: ChatResponse | undefined, error: unknown) => {
-    const recorder = client.recorder;
-    if (recorder === undefined) return;
-    const { callEvent } = await import("./record.ts");
-    const event = callEvent(call, {
-      id,
-      startedAt,
-      latencyMs: Math.max(0, now() - startedAt),
-      route: options.route,
-      mode,
-      response,
-      error,
-      status,
-      cacheStatus,
-      logId,
-      lastEntry,
-    });
-    callSafely(() => recorder.record(event), client.onRecorderError);
-  };
-
-  return {
-    halt,
-    async run() {
-      try {
-        if (route === undefined) {
-          throw new UnknownRouteError({
-            route: String(options.route),
-            knownRoutes: [...routes.keys()],
-          });
-        }
-        const { messages } = options;
-        const problems: string[] = [];
-        if (
-          !(
-            messages?.length > 0 &&
-            messages.every(
-              (m) => /^(system|user|assistant)$/.test(m?.role) && typeof m.content === "string",
-            )
-          )
-        ) {
-          problems.push(
-            "messages must be a non-empty array of { role: system, user or assistant, content: string }",
-          );
-        }
-        wholeNumberProblem(problems, "maxAttempts", call.maxAttempts, 1);
-        wholeNumberProblem(problems, "deadlineMs", deadlineMs, 1);
-        if (!/^(universal|dynamic)$/.test(mode))
-          problems.push(`mode must be "universal" or "dynamic", got "${mode}"`);
-        policyProblem(problems, options.onStreamBreak);
-        throwProblems("Invalid call options", problems);
-        headers = {
-          ...state.headers,
-          "cf-aig-event-id": id,
-          "cf-aig-metadata": JSON.stringify({ route: route.name }),
-        };
-        // Gateway settings (cache, metadata, retries...) load their checks only when a call sets one.
-        if (settingNames.some((name) => options[name] !== undefined)) {
-          Object.assign(
-            headers,
-            (await import("./settings.ts")).settingHeaders(options, route.name),
-          );
-        }
-        const { maxTokens, temperature, topP, stop: stopSequences } = options;
-        request = {
-          messages,
-          maxTokens,
-          temperature,
-          topP,
-          stop: stopSequences,
-          stream: !!streamer || undefined,
-        };
-        if (signal?.aborted) onAbort();
-        signal?.addEventListener("abort", onAbort, { once: true });
-        timer(deadlineMs, () =>
-          halt(new DeadlineExceededError({ deadlineMs, attempts: call.attempts })),
-        );
-        let steps = route.steps;
-        let dynamic = mode === "dynamic";
-        for (;;) {
-          if (halted !== undefined) throw halted;
-          const order = dynamic ? route.steps : (breaker?.order(steps, probes) ?? steps);
-          call.attempts++;
-          let outcome = await attempt(order, dynamic);
-          if ("served" in outcome) {
-            const entry = route.steps[outcome.served.index ?? -1];
-            // The caller's validator, when there is one: a rejection moves on like a failure.
-            const verdict =
-              validate === undefined || (await guard(Promise.resolve(validate(outcome))));
-            if (verdict === true) {
-              if (entry !== undefined) call.observe(entry, true);
-              await record(outcome, null);
-              return outcome;
-            }
-            const midStream = !!streamer && outcome.text !== "";
-            outcome = {
-              entry,
-              url: "",
-              status: 200,
-              kind: "rejected",
-              detail: verdict || "rejected",
-              midStream,
-            };
-          }
-          const next = await (await guard(loadFailover())).recover(call, outcome, order);
-          steps = next.steps;
-          dynamic &&= !next.after;
-        }
-      } catch (error) {
-        await record(undefined, error);
-        throw error;
-      } finally {
-        for (const pending of timers) clearTimeout(pending);
-        signal?.removeEventListener("abort", onAbort);
-        breaker?.release(probes);
-      }
-    },
-  };
+/** Creates one call: see the module description. `streamer` makes it a streamed call. */
+export function createCall(state: ClientState, options: ChatOptions, streamer?: Streamer): Call {
+  return new GatewayCall(state, options, streamer);
 }

@@ -9,8 +9,8 @@
 import type { RouteConfig, StepConfig } from "../config/schema.ts";
 import { isKnownProvider, loadProvider, providerSlugs } from "../providers/catalog.ts";
 import type { ProviderAdapter } from "../providers/types.ts";
-import { createCall } from "./call.ts";
-import { throwProblems, wholeNumberProblem } from "./call-errors.ts";
+import { costModule, createCall, failoverModule, recordModule } from "./call.ts";
+import { choiceProblem, choices, throwProblems, wholeNumberProblem } from "./call-errors.ts";
 import { callSafely } from "./recorder.ts";
 import { startStream } from "./stream.ts";
 import type {
@@ -53,6 +53,8 @@ export interface PreparedRoute {
   readonly steps: readonly RouteEntry[];
   readonly deadlineMs: number | undefined;
   readonly onStreamBreak: StreamBreakPolicy | undefined;
+  /** The `cf-aig-metadata` header every call of the route sends (see `settings.ts`). */
+  readonly metadata: string;
 }
 
 /** What every call of one client shares. */
@@ -65,13 +67,6 @@ export interface ClientState {
   readonly headers: Readonly<Record<string, string>>;
   /** Provider adapters by slug (and `compat`), loaded with their format's code on first use. */
   readonly adapters: Map<string, ProviderAdapter>;
-}
-
-/** The problem with an `onStreamBreak` value, if any. */
-export function policyProblem(problems: string[], policy: unknown): void {
-  if (policy !== undefined && !/^(restart|continue|fail)$/.test(String(policy))) {
-    problems.push(`onStreamBreak must be "restart", "continue" or "fail", got ${policy}`);
-  }
 }
 
 /**
@@ -107,7 +102,8 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     if (/Ms$|Attempts$/.test(name))
       wholeNumberProblem(problems, name, value, /etryDelay/.test(name) ? 0 : 1);
   }
-  policyProblem(problems, options.onStreamBreak);
+  choiceProblem(problems, "mode", options.mode, choices.mode);
+  choiceProblem(problems, "onStreamBreak", options.onStreamBreak, choices.onStreamBreak);
   const routes = new Map<string, PreparedRoute>();
   const adapters = new Map<string, ProviderAdapter>();
   for (const [name, input] of Object.entries(options.routes ?? {})) {
@@ -117,7 +113,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     const steps = (route?.steps ?? []).map((step: StepConfig, index: number) => {
       if (!isKnownProvider(step.provider)) {
         problems.push(
-          `route "${name}" step ${index}: unknown provider "${step.provider}"; use one of ${providerSlugs.join(", ")}, or custom-<slug> for an OpenAI-compatible one`,
+          `route "${name}" step ${index}: unknown provider "${step.provider}" (known: ${providerSlugs.join(", ")}, custom-<slug>)`,
         );
       } else if (!adapters.has(step.provider)) {
         // Start loading the provider's format now, so the first call need not wait for it.
@@ -129,11 +125,19 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       return { ...step, index };
     });
     if (steps.length === 0) problems.push(`route "${name}" has no steps`);
+    wholeNumberProblem(problems, `route "${name}" deadlineMs`, route.deadlineMs, 1);
+    choiceProblem(
+      problems,
+      `route "${name}" onStreamBreak`,
+      route.onStreamBreak,
+      choices.onStreamBreak,
+    );
     routes.set(name, {
       name,
       steps,
       deadlineMs: route.deadlineMs,
       onStreamBreak: route.onStreamBreak,
+      metadata: JSON.stringify({ route: name }),
     });
   }
   throwProblems("createGatewayClient", problems);
@@ -152,6 +156,10 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     headers,
     adapters,
   };
+  // Failover and recording load now, off the first call's path (a failure then never waits).
+  failoverModule.load().catch(() => undefined);
+  if (recorder) recordModule.load().catch(() => undefined);
+  if (options.prices || options.mode === "dynamic") costModule.load().catch(() => undefined);
   if (breaker?.subscribe && recorder?.breaker) {
     breaker.subscribe((transition) =>
       callSafely(() => recorder.breaker?.(transition), options.onRecorderError),

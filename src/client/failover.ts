@@ -73,6 +73,12 @@ function gatewayEnvelope(text: string): { code: string; message: string } | unde
   }
 }
 
+/** Keeps `entry` out of the rest of the call. */
+function exclude(call: CallContext, entry: RouteEntry): void {
+  call.excluded ??= new Set();
+  call.excluded.add(entry.index);
+}
+
 function reference({ index, provider, model }: RouteEntry): StepReference {
   return { index, provider, model };
 }
@@ -136,7 +142,7 @@ function verdictOf(call: CallContext, failure: Failure, order: readonly RouteEnt
         reason: failure.detail,
       });
       const error = new OutputRejectedError({ rejections: [...call.rejections] });
-      if (entry !== undefined) call.excluded.add(entry.index);
+      if (entry !== undefined) exclude(call, entry);
       fail(error, "answer", false);
       return afterBreak(call, failure, error);
     }
@@ -172,7 +178,7 @@ function verdictOf(call: CallContext, failure: Failure, order: readonly RouteEnt
     fail(error, "request", false);
     return { error, next: "same" };
   }
-  if (conduct === "next") call.excluded.add(entry.index);
+  if (conduct === "next") exclude(call, entry);
   // Refusals of this request say nothing about the model's health; errors and overload do.
   fail(
     error,
@@ -240,7 +246,7 @@ export async function recover(
   if (next === "stop") throw error;
   const { client, excluded, maxAttempts } = call;
   const usable = (entries: readonly RouteEntry[]) =>
-    entries.filter((entry) => !excluded.has(entry.index));
+    entries.filter((entry) => !excluded?.has(entry.index));
   const position = blamed ? order.indexOf(blamed) : -1;
   let final = error;
   if (position >= 0) {
@@ -263,10 +269,16 @@ export async function recover(
     !steps.length ||
     !error.isRetryable ||
     call.attempts >= maxAttempts ||
-    delay >= call.remainingMs()
+    delay >= call.deadlineMs - (call.now() - call.startedAt)
   ) {
     throw final;
   }
-  await call.wait(delay);
+  const { sleep } = client;
+  await (sleep
+    ? sleep(delay, call.options.signal)
+    : new Promise<void>((resolve) => {
+        call.timer = setTimeout(resolve, delay);
+      }));
+  call.check();
   return { steps, after: false };
 }

@@ -6,52 +6,53 @@
  */
 
 import type { CallContext } from "./call.ts";
-import type { RouteEntry } from "./client.ts";
 import type { CallEvent } from "./event.ts";
 import type { ChatResponse } from "./types.ts";
 
-/** What the call knows beyond its context when it ends. */
-export interface CallFacts {
-  readonly id: string;
-  readonly startedAt: number;
-  readonly latencyMs: number;
-  readonly route: string;
-  readonly mode: string;
-  /** The answer, when the call succeeded. */
-  readonly response: ChatResponse | undefined;
-  /** What the call threw, when it failed. */
-  readonly error: unknown;
-  readonly status: number;
-  readonly cacheStatus: "HIT" | "MISS" | null;
-  readonly logId: string | null;
-  /** The last step the call heard from, for a failed call's provider and model. */
-  readonly lastEntry: RouteEntry | undefined;
+/** The ISO text of the last second an event started in (`2030-01-01T00:00:00`), and that second. */
+let lastSecond = { second: Number.NaN, text: "" };
+
+/**
+ * `new Date(ms).toISOString()`, reusing the text of the second: building the whole string costs
+ * about a tenth of a call's own work on Node 20.
+ */
+function isoTime(ms: number): string {
+  // An injected clock may give fractions; years outside 0000–9999 have a longer form.
+  if (!Number.isInteger(ms) || ms < 0 || ms >= 253402300800000) return new Date(ms).toISOString();
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond.second) {
+    lastSecond = { second, text: new Date(second * 1000).toISOString().slice(0, 19) };
+  }
+  return `${lastSecond.text}.${String(ms - second * 1000).padStart(3, "0")}Z`;
 }
 
 /** The call's event. */
-export function callEvent(call: CallContext, facts: CallFacts): CallEvent {
-  const { response, lastEntry } = facts;
+export function callEvent(
+  call: CallContext,
+  response: ChatResponse | undefined,
+  error: unknown,
+): CallEvent {
+  const { lastEntry, trials, rejections, streamer } = call;
   const served = response?.served;
-  const code = (facts.error as { code?: unknown } | null)?.code;
-  const { trials, rejections, streamer } = call;
+  const code = (error as { code?: unknown } | null)?.code;
   const event: CallEvent = {
-    time: new Date(facts.startedAt).toISOString(),
-    id: facts.id,
+    time: isoTime(call.startedAt),
+    id: call.id,
     gateway: call.client.gatewayId,
-    route: String(facts.route),
-    mode: facts.mode as CallEvent["mode"],
+    route: String(call.options.route),
+    mode: call.mode as CallEvent["mode"],
     step: served?.index ?? null,
     provider: served ? served.provider : (lastEntry?.provider ?? null),
     model: served ? (served.model ?? served.responseModel) : (lastEntry?.model ?? null),
-    status: facts.status,
+    status: call.status,
     ok: response !== undefined,
-    cacheStatus: facts.cacheStatus,
-    latencyMs: facts.latencyMs,
+    cacheStatus: call.cacheStatus,
+    latencyMs: Math.max(0, call.now() - call.startedAt),
     tokensIn: response?.usage.tokensIn ?? null,
     tokensOut: response?.usage.tokensOut ?? null,
     cost: response?.cost ?? null,
     errorCode: response ? null : typeof code === "string" ? code : "unexpected_error",
-    logId: facts.logId,
+    logId: call.logId,
     attempts: call.attempts,
     streamed: streamer !== undefined,
   };

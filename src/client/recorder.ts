@@ -76,17 +76,18 @@ export function callbackRecorder(
  * @internal
  */
 export function callSafely(run: () => unknown, onError?: (error: unknown) => void): void {
-  const report = (error: unknown) => {
-    try {
-      onError?.(error);
-    } catch {
-      // An error handler that throws is ignored too: recording never breaks a call.
-    }
-  };
   try {
     const outcome = run();
-    if (outcome instanceof Promise) outcome.catch(report);
+    if (outcome instanceof Promise) outcome.catch((error: unknown) => report(error, onError));
   } catch (error) {
-    report(error);
+    report(error, onError);
+  }
+}
+
+function report(error: unknown, onError?: (error: unknown) => void): void {
+  try {
+    onError?.(error);
+  } catch {
+    // An error handler that throws is ignored too: recording never breaks a call.
   }
 }

@@ -3,25 +3,31 @@
  * A call's gateway settings (`cacheTtl`, `metadata`, `retries`...) as `cf-aig-*` request headers,
  * checked against the gateway's limits first, so a bad value fails with a clear message instead
  * of a gateway 400 (or, worse, being silently ignored: the gateway drops metadata entries past the
- * fifth). Only a call that sets any of them needs this, so it loads with the first one (`call.ts`).
+ * fifth); with them, the checks of a call's other options. Only a call that sets any of them needs
+ * this, so it loads with the first one (`call.ts`).
  */
 
-import { throwProblems, wholeNumberProblem } from "./call-errors.ts";
-import type { GatewayCallSettings } from "./types.ts";
+import { choiceProblem, choices, wholeNumberProblem } from "./call-errors.ts";
+import type { ChatOptions } from "./types.ts";
 
 /**
- * The `cf-aig-*` headers of a call's settings. The route's name joins `cf-aig-metadata` as
- * `route` (so the gateway's own logs say which route a call used) unless the caller's metadata has
+ * The `cf-aig-*` headers of a call's settings, after checking them and the call's other options
+ * (`maxAttempts`, `deadlineMs`, `mode`, `onStreamBreak`): each problem is added to `problems`,
+ * naming the option and its allowed range. The route's name joins `cf-aig-metadata` as `route`
+ * (so the gateway's own logs say which route a call used) unless the caller's metadata has
  * `route` or uses all five entries.
- * @throws InvalidOptionsError naming each out-of-range setting and its allowed range.
  */
 export function settingHeaders(
-  settings: GatewayCallSettings,
+  settings: ChatOptions,
   route: string,
+  problems: string[],
 ): Record<string, string> {
   const { cacheTtl, metadata = {}, retries = {}, requestTimeoutMs, cacheKey } = settings;
   const entries = Object.entries(metadata);
-  const problems: string[] = [];
+  wholeNumberProblem(problems, "maxAttempts", settings.maxAttempts, 1);
+  wholeNumberProblem(problems, "deadlineMs", settings.deadlineMs, 1);
+  choiceProblem(problems, "mode", settings.mode, choices.mode);
+  choiceProblem(problems, "onStreamBreak", settings.onStreamBreak, choices.onStreamBreak);
   if (cacheTtl !== 0)
     wholeNumberProblem(
       problems,
@@ -43,7 +49,6 @@ export function settingHeaders(
     if (value !== undefined && !/^[^\r\n]+$/.test(value))
       problems.push(`${name} must be non-empty and free of line breaks`);
   }
-  throwProblems("Invalid call options", problems);
   const headers: Record<string, string> = {
     "cf-aig-metadata": JSON.stringify(
       "route" in metadata || entries.length >= 5 ? metadata : { route, ...metadata },

@@ -149,13 +149,7 @@ export function createStreamer(
     cancel() {
       reader?.cancel().catch(noop);
     },
-    async read(
-      response: Response,
-      adapter: ProviderAdapter,
-      entry: RouteEntry | undefined,
-      url,
-      guard,
-    ) {
+    async read(response: Response, adapter: ProviderAdapter, entry: RouteEntry | undefined, url) {
       // A continued answer keeps the prefill its step was sent; any other answer starts anew.
       const keep = (entry && prefills.get(entry.index)) ?? "";
       const current = response.body?.getReader();
@@ -199,7 +193,7 @@ export function createStreamer(
           const idle = text === "" ? undefined : stall("stream-idle");
           let next: ReadableStreamReadResult<Uint8Array>;
           try {
-            next = await guard(current.read());
+            next = await current.read();
           } catch (cause) {
             if (stalled === undefined) {
               failure = new IncompleteStreamError({

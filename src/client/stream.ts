@@ -6,7 +6,7 @@
  * does not carry that code. `result` settles once the stream has been read to its end.
  */
 
-import { createCall } from "./call.ts";
+import { createCall, lazy } from "./call.ts";
 import type { ClientState } from "./client.ts";
 import type { ChatDelta, ChatOptions, ChatResponse, ChatStream } from "./types.ts";
 
@@ -16,6 +16,8 @@ export interface OpenStream {
   readonly result: Promise<ChatResponse>;
   cancel(): void;
 }
+
+const readerModule = lazy(() => import("./stream-reader.ts"));
 
 /** Starts `client.stream`; see the module description. */
 export function startStream(state: ClientState, options: ChatOptions): ChatStream {
@@ -28,9 +30,9 @@ export function startStream(state: ClientState, options: ChatOptions): ChatStrea
   result.catch(() => undefined);
   const begin = (collect: boolean) => {
     if (open !== undefined) throw new TypeError("A ChatStream is read once; then use its result.");
-    open = import("./stream-reader.ts").then(({ openStream }) =>
-      openStream(state, options, createCall, collect, () => cancelled),
-    );
+    open = readerModule
+      .load()
+      .then(({ openStream }) => openStream(state, options, createCall, collect, () => cancelled));
     settle(open.then((stream) => stream.result));
     return open;
   };

@@ -33,6 +33,19 @@ const server = createTestServer({
   },
 });
 
+describe("the event's time", () => {
+  it("is the ISO time the call started, to the millisecond, within a second and across seconds", async () => {
+    const { client, clock, recorder } = testClient();
+    const times: string[] = [];
+    for (const step of [0, 1, 998, 1, 1, 3_600_000 - 1]) {
+      clock.advance(step);
+      times.push(new Date(clock.now()).toISOString());
+      await client.chat({ route: "default", messages });
+    }
+    expect(recorder.events.map((event) => event.time)).toStrictEqual(times);
+  });
+});
+
 describe("recorders", () => {
   it("callbackRecorder gets one event per call and the breaker's transitions", async () => {
     const events: CallEvent[] = [];
