@@ -111,12 +111,27 @@ describe("the fast event check", () => {
     { chain: "economy", rule: 1, budget: "spent" },
     { chain: "economy", rule: 1.5 },
     { chain: "economy", rule: 0, extra: true },
+    [
+      {
+        step: 0,
+        provider: "openai",
+        model: "gpt-4o-mini",
+        status: 503,
+        errorCode: null,
+        at: "request",
+      },
+    ],
+    [{ step: 1, provider: "openai", model: "m", status: null, errorCode: "x", at: "mid-stream" }],
+    [{ step: 0, provider: "openai", model: "m", status: 200, errorCode: null, at: "later" }],
+    [{ step: -1, provider: "openai", model: "m", status: 200, errorCode: null, at: "answer" }],
   ];
   const fields = [
     ...Object.keys(valid[0] as object),
     "rejectedSteps",
     "metadata",
     "policy",
+    "failedSteps",
+    "discardedChars",
     "extra",
   ];
 
