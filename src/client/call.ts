@@ -438,7 +438,8 @@ export class GatewayCall implements CallContext, Call {
     }
     // Halted already (an aborted signal, a stream cancelled before it started): no timer to arm.
     this.check();
-    this.deadline = setTimeout(expire, this.deadlineMs, this);
+    // The deadline counts from the call's start: loading the settings' checks may have taken a while.
+    this.deadline = setTimeout(expire, this.deadlineMs - (this.now() - this.startedAt), this);
     let steps = route.steps;
     let dynamic = this.mode === "dynamic";
     for (;;) {
