@@ -130,6 +130,11 @@ export interface CallContext {
    * (made with the first one).
    */
   excluded?: Set<number>;
+  /**
+   * Steps that answered 429 with `Retry-After`: route index → the earliest time (epoch ms) to send
+   * them again in this call (made with the first one).
+   */
+  retryAfter?: Map<number, number>;
   attempts: number;
   /** Backoff waits so far. */
   waits: number;
@@ -265,6 +270,7 @@ export class GatewayCall implements CallContext, Call {
   readonly trials: Trial[] = [];
   readonly rejections: OutputRejection[] = [];
   declare excluded?: Set<number>;
+  declare retryAfter?: Map<number, number>;
   attempts = 0;
   waits = 0;
   declare readonly id: string;

@@ -32,7 +32,7 @@ export const retryDefaults = { retryDelayMs: 250, maxRetryDelayMs: 5_000 } as co
  * | context length (`context_length_exceeded`, "prompt is too long", "maximum context length", 413) | `next`: the steps after it; this step is not tried again in the call |
  * | model not found (404, `model_not_found`, "does not exist") | `next` |
  * | model overloaded (529, `overloaded_error`, "overloaded") | `next` |
- * | 429 rate limited | `retry`: the steps after it; with none, the route again after at least `Retry-After`, if the deadline allows |
+ * | 429 rate limited | `retry`: the steps after it; the step is not sent again before its `Retry-After`: the route again after it when the deadline allows, else without that step |
  * | 408, 409, 5xx; resets and timeouts | `retry`: the steps after it; with none, the route again after a backoff |
  * | any other 4xx (invalid request, authentication) | `stop` |
  */
@@ -172,6 +172,11 @@ function verdictOf(call: CallContext, failure: Failure, order: readonly RouteEnt
     step,
   });
   const conduct = conductFor(status, info.type, info.message);
+  if (RateLimitedError.isInstance(error) && error.retryAfterMs !== undefined) {
+    // The step is not sent again in this call before its Retry-After (see `recover`).
+    call.retryAfter ??= new Map();
+    call.retryAfter.set(entry.index, call.now() + error.retryAfterMs);
+  }
   if (conduct === "stop" && call.streamer?.prefilled(entry)) {
     // The step refused the prefill: try it again without one; the caller never sees this.
     call.streamer.refusePrefill(entry);
@@ -256,21 +261,26 @@ export async function recover(
     // Nothing after the failing step: every step of this attempt is used up.
     if (rest.length === 0) final = exhausted(call, error);
   }
-  const steps = usable(call.route.steps);
   const {
     retryDelayMs = retryDefaults.retryDelayMs,
     maxRetryDelayMs = retryDefaults.maxRetryDelayMs,
   } = client;
-  const delay = Math.max(
+  const now = call.now();
+  const left = call.deadlineMs - (now - call.startedAt);
+  let delay = Math.max(
     Math.min(maxRetryDelayMs, retryDelayMs * 2 ** call.waits++),
-    RateLimitedError.isInstance(error) ? (error.retryAfterMs ?? 0) : 0,
+    // The gateway's own 429 (no step to blame) holds for the whole route.
+    RateLimitedError.isInstance(error) && blamed === null ? (error.retryAfterMs ?? 0) : 0,
   );
-  if (
-    !steps.length ||
-    !error.isRetryable ||
-    call.attempts >= maxAttempts ||
-    delay >= call.deadlineMs - (call.now() - call.startedAt)
-  ) {
+  // A step that asked to be left alone (429 with Retry-After) is waited for when the deadline
+  // allows, and left out of the rest of the call when it does not.
+  const steps = usable(call.route.steps).filter((entry) => {
+    const wait = (call.retryAfter?.get(entry.index) ?? now) - now;
+    if (wait >= left) return false;
+    delay = Math.max(delay, wait);
+    return true;
+  });
+  if (!steps.length || !error.isRetryable || call.attempts >= maxAttempts || delay >= left) {
     throw final;
   }
   const { sleep } = client;

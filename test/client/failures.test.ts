@@ -158,6 +158,38 @@ describe("gateway errors", () => {
     expect(error).toMatchObject({ code: "rate_limited", retryAfterMs: 1_000, errorType: "2003" });
   });
 
+  it("does not send a step that answered 429 again before its Retry-After", async () => {
+    const anthropic429: TestResponse = {
+      type: "error",
+      status: 429,
+      body: fixtureJson("providers/anthropic/error-429.json"),
+      headers: servedHeaders(0, "anthropic", "claude-sonnet-4-5", { "retry-after": "2" }),
+    };
+    server.urls[gatewayUrl]!.response = [anthropic429, allFailed, openAiAnswer];
+    const { client, waits } = testClient();
+    const answer = await client.chat({ route: "default", messages });
+    expect(answer.served.attempts).toBe(3);
+    // The steps after it at once; the whole route only once anthropic's 2 s have passed.
+    expect(sentProviders(1)).toStrictEqual(["openai", "workers-ai"]);
+    expect(sentProviders(2)).toStrictEqual(["anthropic", "openai", "workers-ai"]);
+    expect(waits).toStrictEqual([2_000]);
+  });
+
+  it("leaves a step out of the call when its Retry-After outlasts the deadline", async () => {
+    const anthropic429: TestResponse = {
+      type: "error",
+      status: 429,
+      body: fixtureJson("providers/anthropic/error-429.json"),
+      headers: servedHeaders(0, "anthropic", "claude-sonnet-4-5", { "retry-after": "30" }),
+    };
+    server.urls[gatewayUrl]!.response = [anthropic429, allFailed, openAiAnswer];
+    const { client, waits } = testClient();
+    const answer = await client.chat({ route: "default", messages, deadlineMs: 10_000 });
+    expect(answer.served).toMatchObject({ index: 1, attempts: 3 });
+    expect(sentProviders(2)).toStrictEqual(["openai", "workers-ai"]);
+    expect(waits).toStrictEqual([250]);
+  });
+
   it("moves on to the steps after a model that refused for context length, without retrying it", async () => {
     server.urls[gatewayUrl]!.response = [
       {
