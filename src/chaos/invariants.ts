@@ -191,6 +191,6 @@ export function checkStreamedLikePlain(
   return {
     name,
     ok: gap <= tolerance + noise,
-    detail: `streamed ${points(streamShare)} % (${stream.calls} calls) vs plain ${points(plainShare)} % (${plain.calls}) · ${points(gap)} points below, allowed ${points(tolerance)} + ${points(noise)} sampling`,
+    detail: `streamed ${points(streamShare)} % (${stream.calls} calls) vs plain ${points(plainShare)} % (${plain.calls}) · ${gap > 0 ? `${points(gap)} points below` : `${points(-gap)} points above`}, allowed ${points(tolerance)} + ${points(noise)} sampling`,
   };
 }

@@ -193,6 +193,17 @@ describe("streamed calls are as available as plain ones", () => {
     const check = checkStreamedLikePlain(plain, { answered: 980, calls: 1000 }, 0.005);
     expect(check.ok).toBe(false);
     expect(check.detail).toContain("streamed 98.00 % (1000 calls) vs plain 99.67 % (3000)");
+    expect(check.detail).toContain("1.67 points below");
+  });
+
+  it("says so when streamed calls do better than plain ones", () => {
+    const check = checkStreamedLikePlain(
+      { answered: 2970, calls: 3000 },
+      { answered: 996, calls: 1000 },
+      0.005,
+    );
+    expect(check.ok).toBe(true);
+    expect(check.detail).toContain("0.60 points above");
   });
 
   it("allows a few streamed calls more noise than thousands", () => {
