@@ -188,7 +188,7 @@ describe("client.stream, a stream that breaks after the caller saw text", () => 
     "goes on with the next steps when %s, restarting the answer",
     async (_, code, broken, options) => {
       server.urls[gatewayUrl]!.response = [broken, openaiAnswer];
-      const { client, recorder, waits } = testClient(options);
+      const { client, recorder, waits, breaker } = testClient(options, {});
       const stream = client.stream({ route: "default", messages });
       const { deltas, error } = await readAll(stream);
       expect(error).toBeUndefined();
@@ -227,6 +227,11 @@ describe("client.stream, a stream that breaks after the caller saw text", () => 
           },
         ],
       });
+      // The break counts against that model's circuit, and only its; the step that served succeeded.
+      const health = breaker!.health();
+      expect(health["anthropic/claude-sonnet-4-5"]).toMatchObject({ consecutiveFailures: 1 });
+      expect(health["openai/gpt-4o-mini"]).toMatchObject({ consecutiveFailures: 0 });
+      expect(breaker!.state("anthropic", "claude-haiku-4-5")).toBe("closed");
     },
   );
 
