@@ -60,6 +60,7 @@ async function run(context: BenchContext): Promise<BenchResult> {
       "core: minified",
       "core: gzipped",
       "on first use: gzipped",
+      "by the first answer¹: gzipped",
       "every chunk: gzipped",
     ],
     reports.map(([consumer, report]) => {
@@ -70,10 +71,11 @@ async function run(context: BenchContext): Promise<BenchResult> {
         formatBytes(report.minifiedBytes),
         formatBytes(report.gzippedBytes),
         `${formatBytes(report.totalGzippedBytes - report.gzippedBytes)} in ${lazy.length} chunks`,
+        formatBytes(report.firstAnswerGzippedBytes),
         formatBytes(report.totalGzippedBytes),
       ];
     }),
-    ["left", "right", "right", "right", "right", "right"],
+    ["left", "right", "right", "right", "right", "right", "right"],
   );
   const lazyTable = markdownTable(
     ["loaded when a call needs it (of the provider formats, only the route's)", "gzipped"],
@@ -113,6 +115,8 @@ async function run(context: BenchContext): Promise<BenchResult> {
     "",
     clientTable,
     "",
+    "¹ What an app has fetched by its first healthy answer on a route with one OpenAI step: the core, the failover code the client preloads when it is created (so that a failure does not wait for it), and the provider's format. The 6 kB budget is the core's.",
+    "",
     lazyTable,
     "",
     "The Worker as `npm run worker:bundle` builds it (minified, per `wrangler.jsonc`): the file Pulumi uploads.",
@@ -123,7 +127,7 @@ async function run(context: BenchContext): Promise<BenchResult> {
   ].join("\n");
   return {
     body,
-    headline: `client core ${formatBytes(client.gzippedBytes)} gzipped (${formatBytes(client.totalGzippedBytes)} with what loads on use); Worker ${formatBytes(workerGzip)} gzipped (${formatBytes(workerRaw)} raw)`,
+    headline: `client core ${formatBytes(client.gzippedBytes)} gzipped (${formatBytes(client.firstAnswerGzippedBytes)} by a first answer, ${formatBytes(client.totalGzippedBytes)} with every chunk); Worker ${formatBytes(workerGzip)} gzipped (${formatBytes(workerRaw)} raw)`,
     targets: [
       {
         name: "client core (createGatewayClient + chat), min+gz",

@@ -45,7 +45,16 @@ export interface ClientBundleReport {
   readonly chunks: readonly ClientChunk[];
   /** Every chunk (core and on first use), each gzipped, summed. */
   readonly totalGzippedBytes: number;
+  /**
+   * What an app has loaded by its first healthy answer, gzipped: the core, the failover code the
+   * client preloads when created, and one provider's format (OpenAI's), with what they import
+   * (for the `stream` consumer, also the stream reader).
+   */
+  readonly firstAnswerGzippedBytes: number;
 }
+
+/** Modules a client with one OpenAI route loads by its first healthy `chat` answer, beyond the core. */
+const firstAnswerModules = ["src/client/failover.ts", "src/providers/openai.ts"];
 
 const repositoryRoot = fileURLToPath(new URL("../..", import.meta.url));
 const clientEntry = `${repositoryRoot}src/client/index.ts`;
@@ -136,6 +145,16 @@ export async function measureClientBundle(
   );
   if (entryChunk === undefined) throw new Error("esbuild produced no entry chunk");
   const initial = initialChunks(metafile, entryChunk);
+  const firstAnswer = new Set(initial);
+  for (const [output, { inputs }] of Object.entries(metafile.outputs)) {
+    const needed =
+      consumer === "stream"
+        ? [...firstAnswerModules, "src/client/stream-reader.ts"]
+        : firstAnswerModules;
+    if (Object.keys(inputs).some((input) => needed.includes(relative(input)))) {
+      for (const chunk of initialChunks(metafile, output)) firstAnswer.add(chunk);
+    }
+  }
   const chunks: ClientChunk[] = result.outputFiles
     .filter((file) => file.path.endsWith(".js"))
     .map((file) => {
@@ -164,6 +183,10 @@ export async function measureClientBundle(
     gzippedBytes: sum(core, "gzippedBytes"),
     chunks,
     totalGzippedBytes: sum(chunks, "gzippedBytes"),
+    firstAnswerGzippedBytes: sum(
+      chunks.filter((chunk) => firstAnswer.has(chunk.file)),
+      "gzippedBytes",
+    ),
   };
 }
 
@@ -202,6 +225,9 @@ async function main(argv: readonly string[]): Promise<number> {
       const when = chunk.initial ? "core    " : "on use  ";
       console.log(`    ${when}${kilobytes(chunk.gzippedBytes)}  ${describeChunk(chunk)}`);
     }
+    console.log(
+      `  1st answer${kilobytes(report.firstAnswerGzippedBytes)} gzipped: the core, failover (preloaded) and one provider's format (OpenAI)`,
+    );
     console.log(`  all       ${kilobytes(report.totalGzippedBytes)} gzipped, every chunk`);
     console.log(
       `  external  ${report.externalImports.length === 0 ? "none (fetch only)" : report.externalImports.join(", ")}`,
