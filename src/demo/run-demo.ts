@@ -117,6 +117,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         );
       },
     };
+    const breakerCooldownMs = options.breakerCooldownMs ?? 1_500;
     const client = createGatewayClient({
       accountId: options.config.accountId,
       gatewayId: gateway.id,
@@ -135,7 +136,11 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       deadlineMs: 15_000,
       breaker: createCircuitBreaker({
         failureThreshold: 3,
-        cooldownMs: options.breakerCooldownMs ?? 1_500,
+        cooldownMs: breakerCooldownMs,
+        // The demo plays its incidents in seconds: a cooldown that doubled through the outage and
+        // the revoked key up to the default cap (15×) would outlast the recovery phase, and the
+        // primary would not be seen serving again.
+        maxCooldownMs: 2 * breakerCooldownMs,
         windowMs: 10_000,
         minimumCalls: 10,
       }),
