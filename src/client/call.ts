@@ -21,6 +21,7 @@
 
 import { loadProvider } from "../providers/catalog.ts";
 import type { ChatRequest, FinishReason, ProviderAdapter, TokenUsage } from "../providers/types.ts";
+import type { PolicyDecision } from "../routes/policy.ts";
 import { universalStep } from "../routes/universal.ts";
 import type { OutputRejection } from "./answer-errors.ts";
 import {
@@ -159,6 +160,9 @@ export interface CallContext {
   readonly logId: string | null;
   /** The last step the call heard from, for a failed call's provider and model. */
   readonly lastEntry: RouteEntry | undefined;
+  /** The metadata the call sent besides `route`, and its policy's decision (`call-policy.ts`). */
+  readonly metadata?: ChatOptions["metadata"];
+  readonly decision?: PolicyDecision | undefined;
 }
 
 const noop = () => undefined;
@@ -213,6 +217,8 @@ export const failoverModule = lazy(() => import("./failover.ts"));
 /** Building the call's event, when the client has a recorder; loaded early too. */
 export const recordModule = lazy(() => import("./record.ts"));
 const settingsModule = lazy(() => import("./settings.ts"));
+/** A route's policy and a scorer's metadata, for calls that have either. */
+const policyModule = lazy(() => import("./call-policy.ts"));
 /** Prices and model names: for a client with prices, or a dynamic answer that names no step. */
 export const costModule = lazy(() => import("../providers/cost.ts"));
 
@@ -262,7 +268,9 @@ function expire(call: GatewayCall): void {
  */
 export class GatewayCall implements CallContext, Call {
   declare readonly client: GatewayClientOptions;
-  declare readonly route: PreparedRoute;
+  declare route: PreparedRoute;
+  declare metadata?: ChatOptions["metadata"];
+  declare decision?: PolicyDecision | undefined;
   declare readonly adapters: Map<string, ProviderAdapter>;
   declare readonly policy: string;
   declare readonly maxAttempts: number;
@@ -405,6 +413,7 @@ export class GatewayCall implements CallContext, Call {
       });
     }
     const { messages, signal, validate } = options;
+    let settingsOptions = options;
     const problems: string[] = [];
     if (
       !(
@@ -418,15 +427,28 @@ export class GatewayCall implements CallContext, Call {
         "messages must be a non-empty array of { role: system, user or assistant, content: string }",
       );
     }
+    // A route's policy picks the chain of a universal call; a scorer adds metadata.
+    if (problems.length === 0 && (route.config.policy !== undefined || client.scorer)) {
+      const policy = policyModule.loaded ?? (await policyModule.load());
+      const planned = policy.planCall(this.state, route, options, this.mode, this.now());
+      this.route = planned.route;
+      this.metadata = planned.metadata;
+      this.decision = planned.decision;
+      if (planned.metadata !== options.metadata) {
+        settingsOptions = { ...options, metadata: planned.metadata };
+      }
+    } else {
+      this.metadata = options.metadata;
+    }
     // Object.assign, not spread: spreading a header object costs over 1 µs on Node 20.
     const headers: Record<string, string> = Object.assign({}, this.state.headers);
     headers["cf-aig-event-id"] = this.id;
     headers["cf-aig-metadata"] = route.metadata;
     this.headers = headers;
     // Gateway settings (cache, metadata, retries...) and overrides load their checks when set.
-    if (setsCheckedOption(options)) {
+    if (setsCheckedOption(settingsOptions)) {
       const settings = settingsModule.loaded ?? (await settingsModule.load());
-      Object.assign(headers, settings.settingHeaders(options, route.name, problems));
+      Object.assign(headers, settings.settingHeaders(settingsOptions, route.name, problems));
     }
     throwProblems("Invalid call options", problems);
     this.request = {
@@ -446,21 +468,26 @@ export class GatewayCall implements CallContext, Call {
     this.check();
     // The deadline counts from the call's start: loading the settings' checks may have taken a while.
     this.deadline = setTimeout(expire, this.deadlineMs - (this.now() - this.startedAt), this);
-    let steps = route.steps;
+    let steps = this.route.steps;
     let dynamic = this.mode === "dynamic";
     for (;;) {
       this.check();
-      const order = dynamic ? route.steps : (client.breaker?.order(steps, this.probes!) ?? steps);
+      const order = dynamic
+        ? this.route.steps
+        : (client.breaker?.order(steps, this.probes!) ?? steps);
       this.attempts++;
       let outcome = await this.attempt(order, dynamic);
       this.check();
       if ("served" in outcome) {
-        const entry = route.steps[outcome.served.index ?? -1];
+        const entry = this.route.steps[outcome.served.index ?? -1];
         // The caller's validator, when there is one: a rejection moves on like a failure.
         const verdict = validate === undefined || (await validate(outcome));
         this.check();
         if (verdict === true) {
           if (entry !== undefined) this.observe(entry, true);
+          if (this.decision !== undefined) {
+            policyModule.loaded!.chargeCall(this.state, this.decision, outcome.cost, this.now());
+          }
           return outcome;
         }
         outcome = {

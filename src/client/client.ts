@@ -9,6 +9,7 @@
 import type { RouteConfig, StepConfig } from "../config/schema.ts";
 import { isKnownProvider, loadProvider, providerSlugs } from "../providers/catalog.ts";
 import type { ProviderAdapter } from "../providers/types.ts";
+import type { BudgetLedger } from "../routes/budget-ledger.ts";
 import { costModule, createCall, failoverModule, recordModule } from "./call.ts";
 import { choiceProblem, choices, throwProblems, wholeNumberProblem } from "./call-errors.ts";
 import { callSafely } from "./recorder.ts";
@@ -55,6 +56,8 @@ export interface PreparedRoute {
   readonly onStreamBreak: StreamBreakPolicy | undefined;
   /** The `cf-aig-metadata` header every call of the route sends (see `settings.ts`). */
   readonly metadata: string;
+  /** The route as configured: its chains and policy, for `call-policy.ts`. */
+  readonly config: RouteConfig;
 }
 
 /** What every call of one client shares. */
@@ -67,6 +70,8 @@ export interface ClientState {
   readonly headers: Readonly<Record<string, string>>;
   /** Provider adapters by slug (and `compat`), loaded with their format's code on first use. */
   readonly adapters: Map<string, ProviderAdapter>;
+  /** What the routes' policy budgets spent (made by `call-policy.ts` with the first policy call). */
+  budgetLedger?: BudgetLedger;
 }
 
 /**
@@ -125,6 +130,24 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       return { ...step, index };
     });
     if (steps.length === 0) problems.push(`route "${name}" has no steps`);
+    // A hand-written policy route: every chain's providers known, every chain its rules use declared.
+    const chains = route.chains ?? {};
+    for (const [chain, chainSteps] of Object.entries(chains)) {
+      for (const [index, step] of chainSteps.entries()) {
+        if (!isKnownProvider(step.provider))
+          problems.push(
+            `route "${name}" chain "${chain}" step ${index}: unknown provider "${step.provider}"`,
+          );
+      }
+    }
+    for (const rule of route.policy ?? []) {
+      for (const used of [rule.use, rule.budget?.over, ...Object.keys(rule.split ?? {})]) {
+        if (used && used !== "default" && !(used in chains))
+          problems.push(
+            `route "${name}": its policy names chain "${used}", which it does not declare; add it under chains`,
+          );
+      }
+    }
     wholeNumberProblem(problems, `route "${name}" deadlineMs`, route.deadlineMs, 1);
     choiceProblem(
       problems,
@@ -138,6 +161,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
       deadlineMs: route.deadlineMs,
       onStreamBreak: route.onStreamBreak,
       metadata: JSON.stringify({ route: name }),
+      config: route as RouteConfig,
     });
   }
   throwProblems("createGatewayClient", problems);

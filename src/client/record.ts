@@ -56,6 +56,12 @@ export function callEvent(
     attempts: call.attempts,
     streamed: streamer !== undefined,
   };
+  const { metadata, decision } = call;
+  if (metadata !== undefined && Object.keys(metadata).length > 0) event.metadata = { ...metadata };
+  if (decision !== undefined) {
+    event.policy = { chain: decision.chain, rule: decision.rule };
+    if (decision.budget !== undefined) event.policy.budget = decision.budget;
+  }
   if (rejections.length > 0) {
     event.rejectedSteps = rejections.flatMap(({ index }) => (index === null ? [] : [index]));
   }
