@@ -34,7 +34,7 @@ import {
 import type { ClientState, PreparedRoute, RouteEntry } from "./client.ts";
 import type { FailedStep } from "./event.ts";
 import { callSafely } from "./recorder.ts";
-import type { ChatOptions, ChatResponse, GatewayClientOptions } from "./types.ts";
+import type { ChatOptions, ChatResponse, GatewayClientOptions, SteeredStep } from "./types.ts";
 
 /** Defaults of a call's deadline and attempts (`failover.ts` and the stream reader have theirs). */
 export const clientDefaults = { deadlineMs: 120_000, maxAttempts: 3 } as const;
@@ -163,6 +163,10 @@ export interface CallContext {
   /** The metadata the call sent besides `route`, and its policy's decision (`call-policy.ts`). */
   readonly metadata?: ChatOptions["metadata"];
   readonly decision?: PolicyDecision | undefined;
+  /** Steps the client's guards skipped or demoted (made with the first one). */
+  readonly steered?: SteeredStep[];
+  /** The hedges of the call's attempts (`hedge/hedge.ts`). */
+  readonly hedges?: unknown[];
 }
 
 const noop = () => undefined;
@@ -292,6 +296,8 @@ export class GatewayCall implements CallContext, Call {
   cacheStatus: "HIT" | "MISS" | null = null;
   logId: string | null = null;
   declare lastEntry: RouteEntry | undefined;
+  declare steered?: SteeredStep[];
+  declare hedges?: unknown[];
   declare private halted: GatewayError | undefined;
   declare private deadline: ReturnType<typeof setTimeout> | undefined;
   /** The timer of the wait or attempt timeout in progress, cleared when the call ends. */
@@ -472,9 +478,12 @@ export class GatewayCall implements CallContext, Call {
     let dynamic = this.mode === "dynamic";
     for (;;) {
       this.check();
-      const order = dynamic
+      let order = dynamic
         ? this.route.steps
         : (client.breaker?.order(steps, this.probes!) ?? steps);
+      // The client's health and limits (when it has them) demote and skip universal steps.
+      order = client.health?.order(order, this) ?? order;
+      order = client.limits?.order(order, this) ?? order;
       this.attempts++;
       let outcome = await this.attempt(order, dynamic);
       this.check();
@@ -541,12 +550,18 @@ export class GatewayCall implements CallContext, Call {
       this.timer = setTimeout(() => controller.abort(), timeoutMs);
       signal = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
     }
-    const sent = (client.fetch ?? fetch)(url, {
-      method: "POST",
-      headers: this.headers,
-      body: JSON.stringify(body),
-      signal,
-    });
+    const init = { method: "POST", headers: this.headers, body: JSON.stringify(body), signal };
+    // A hedged route's universal attempt may also go to the steps after the first (`hedge/hedge.ts`).
+    const sent = this.route.config.hedge
+      ? (failoverModule.loaded ?? (await failoverModule.load())).hedged(
+          this,
+          url,
+          init,
+          body,
+          order,
+          dynamic,
+        )
+      : (client.fetch ?? fetch)(url, init);
     let response: Response | undefined;
     try {
       response = await sent;
@@ -596,6 +611,8 @@ export class GatewayCall implements CallContext, Call {
     }
     let entry = order[position];
     this.lastEntry = entry ?? this.lastEntry;
+    // Its quota headers (and tokens) tell the client's limits, when it has them.
+    this.client.limits?.observe(entry, response);
     if (!response.ok) {
       const text = await response.text();
       return { entry, url, status, kind: "status", response, text };
@@ -635,6 +652,7 @@ export class GatewayCall implements CallContext, Call {
     }
     const cached = this.cacheStatus === "HIT";
     const { usage } = answer;
+
     const prices = this.client.prices;
     let cost: number | null = cached ? 0 : null;
     if (!cached && entry && prices) {

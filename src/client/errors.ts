@@ -19,7 +19,9 @@
  * | `OutputRejectedError` | `output_rejected` | no |
  * | `UnknownRouteError` | `unknown_route` | no |
  * | `InvalidOptionsError` | `invalid_options` | no |
+ * | `AllStepsAtCapError` | `all_steps_at_cap` | yes (`retryAfterMs`; no request was sent) |
  */
 
 export * from "./answer-errors.ts";
 export * from "./call-errors.ts";
+export { AllStepsAtCapError, type AllStepsAtCapErrorOptions } from "./limits/at-cap-error.ts";

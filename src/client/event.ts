@@ -69,6 +69,45 @@ export interface CallEvent {
    * that sent them broke mid-stream; absent when none was.
    */
   discardedChars?: number;
+  /**
+   * Steps left out of an attempt because they were at their provider's quota or a configured cap
+   * (`limits`), with why (`requests_at_cap`, `tokens_at_cap`, `retry_after`, `rpm_cap`,
+   * `tpm_cap`); once per step and reason; absent when none was.
+   */
+  skippedSteps?: SteeredStepRecord[];
+  /**
+   * Steps moved behind others because the Worker's `GET /health` said they were `down` or
+   * `degraded`, or because they are in `probation` after a recovery (`health`); absent when none was.
+   */
+  demotedSteps?: SteeredStepRecord[];
+  /** The hedges of the call's attempts (routes with `hedge`), in order; absent when none was due. */
+  hedges?: HedgeRecord[];
+}
+
+/** A step skipped or demoted before an attempt, as `skippedSteps` and `demotedSteps` list it. */
+export interface SteeredStepRecord {
+  step: number;
+  provider: string;
+  model: string;
+  reason: string;
+}
+
+/** One hedge: the request sent to the steps after the first when no answer had started. */
+export interface HedgeRecord {
+  /** The route step the hedged request started with. */
+  step: number;
+  provider: string;
+  model: string;
+  /** ms after the attempt's first request when the hedge was due. */
+  afterMs: number;
+  /** False when the route's cost cap, or a missing price, kept it from being sent. */
+  sent: boolean;
+  /** Why it was not sent: `cost_cap` or `unpriced`. */
+  reason?: "cost_cap" | "unpriced";
+  /** Whose answer the attempt kept: the first request's, the hedge's, or none (both failed). */
+  kept: "primary" | "hedge" | "none";
+  /** Estimated USD of the answer dropped (its prompt at its first step's input price); 0 if unsent. */
+  extraCost: number;
 }
 
 /** A routing policy's decision for one call, as `CallEvent.policy` records it. */

@@ -20,6 +20,16 @@ import type { CallContext, Failure, Trial } from "./call.ts";
 import type { GatewayError, StepReference } from "./call-errors.ts";
 import type { RouteEntry } from "./client.ts";
 
+/**
+ * Sends a hedged route's attempt (`hedge/hedge.ts`, loaded with the first): its import lives here
+ * rather than in the call, which every client loads before its first call.
+ */
+export async function hedged(
+  ...args: Parameters<typeof import("./hedge/hedge.ts").send>
+): Promise<Response> {
+  return (await import("./hedge/hedge.ts")).send(...args);
+}
+
 /** Default waits between tries of the route, in ms: doubling from the first, up to the longest. */
 export const retryDefaults = { retryDelayMs: 250, maxRetryDelayMs: 5_000 } as const;
 

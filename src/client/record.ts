@@ -6,7 +6,7 @@
  */
 
 import type { CallContext } from "./call.ts";
-import type { CallEvent } from "./event.ts";
+import type { CallEvent, HedgeRecord, SteeredStepRecord } from "./event.ts";
 import type { ChatResponse } from "./types.ts";
 
 /** The ISO text of the last second an event started in (`2030-01-01T00:00:00`), and that second. */
@@ -76,5 +76,17 @@ export function callEvent(
     }));
   }
   if (streamer?.discarded) event.discardedChars = streamer.discarded;
+  const steered = { skipped: [] as SteeredStepRecord[], demoted: [] as SteeredStepRecord[] };
+  const seen = new Set<string>();
+  for (const { step, provider, model, action, reason } of call.steered ?? []) {
+    const key = `${action} ${step} ${reason}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    steered[action].push({ step, provider, model, reason });
+  }
+  if (steered.skipped.length > 0) event.skippedSteps = steered.skipped;
+  if (steered.demoted.length > 0) event.demotedSteps = steered.demoted;
+  if (call.hedges?.length)
+    event.hedges = (call.hedges as HedgeRecord[]).map((hedge) => ({ ...hedge }));
   return event;
 }

@@ -67,6 +67,54 @@ export interface StepBreaker {
   /** Calls `listener` with every change of a circuit's state (the client passes its recorder's). */
   subscribe?(listener: (transition: BreakerTransition) => void): unknown;
 }
+/** A step a guard left out of an attempt (`skipped`) or moved behind others (`demoted`), and why. */
+export interface SteeredStep {
+  /** 0-based index of the step in the route. */
+  readonly step: number;
+  readonly provider: string;
+  readonly model: string;
+  readonly action: "skipped" | "demoted";
+  /** e.g. `requests_at_cap`, `rpm_cap`, `retry_after`, `down`, `degraded`, `probation`. */
+  readonly reason: string;
+}
+
+/** Where a guard notes the steps it skipped or demoted (the call; its event lists them). */
+export interface SteeringNotes {
+  /** The call's mode: guards leave a `dynamic` call's steps alone (the gateway runs its chain). */
+  readonly mode: string;
+  steered?: SteeredStep[];
+}
+
+/**
+ * Orders the steps of each universal attempt before it is sent, after the breaker (health, then
+ * limits):
+ * `createProviderLimits` (`stepwise/client/limits`) skips steps at their quota,
+ * `createHealthSteering` (`stepwise/client/health`) demotes unhealthy ones.
+ */
+export interface StepGuard {
+  /**
+   * The steps to send, in order; each step left out or moved back is added to `notes.steered`. May
+   * throw a `GatewayError` when no step can be sent (the call ends with it, without a request).
+   */
+  order<Step extends RouteStep & { readonly index: number }>(
+    steps: readonly Step[],
+    notes: SteeringNotes,
+  ): readonly Step[];
+}
+
+/**
+ * The client's provider limits (`createProviderLimits()` from `stepwise/client/limits`): a
+ * {@link StepGuard} told of every answer whose step the client knows.
+ */
+export interface StepLimits extends StepGuard {
+  /**
+   * Reads what `response` (an answer or error answer of `step`, headers arrived, body unread)
+   * says of the provider's quota; `step` is undefined when the answer named no step of the
+   * route. It must not read `response`'s body (it may read a clone).
+   */
+  observe(step: RouteStep | undefined, response: Response): void;
+}
+
 /** Settings for `createGatewayClient`. Only `accountId` and `gatewayId` are required. */
 export interface GatewayClientOptions {
   /** Your 32-character Cloudflare account id. */
@@ -129,6 +177,16 @@ export interface GatewayClientOptions {
    * `stepwise/client/breaker`). Default: none, every call sends the route in its order.
    */
   readonly breaker?: StepBreaker;
+  /**
+   * Provider quota tracking (`createProviderLimits()` from `stepwise/client/limits`): steps at
+   * their published or configured cap are skipped. Default: none.
+   */
+  readonly limits?: StepLimits;
+  /**
+   * The companion Worker's `GET /health` (`createHealthSteering()` from `stepwise/client/health`):
+   * degraded and down steps are demoted. Default: none.
+   */
+  readonly health?: StepGuard;
   /** Extra headers on every gateway request (never recorded). */
   readonly headers?: Readonly<Record<string, string>>;
   /**

@@ -29,6 +29,8 @@ export const entries: Readonly<Record<string, string>> = {
   "client/breaker": "src/client/breaker.ts",
   "client/errors": "src/client/errors.ts",
   "client/fetch": "src/client/fetch.ts",
+  "client/health": "src/client/health/health-steering.ts",
+  "client/limits": "src/client/limits/provider-limits.ts",
   "client/node/index": "src/client/node/index.ts",
   "config/index": "src/config/index.ts",
   "emulator/index": "src/emulator/index.ts",
