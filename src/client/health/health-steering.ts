@@ -99,7 +99,7 @@ export function createHealthSteering(options: HealthSteeringOptions): HealthStee
       if (options.maxAgeMs === undefined && maxAge !== undefined) maxAgeMs = Number(maxAge) * 1000;
       if (response.status === 304 && current !== undefined) return;
       if (!response.ok) {
-        await response.body?.cancel();
+        response.body?.cancel().catch(() => undefined);
         throw new Error(`GET ${url} answered HTTP ${response.status}; check the health token`);
       }
       current = readHealthDocument(await response.json());
