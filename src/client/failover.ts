@@ -27,8 +27,11 @@ import type { RouteEntry } from "./client.ts";
 export async function hedged(
   ...args: Parameters<typeof import("./hedge/hedge.ts").send>
 ): Promise<Response> {
-  return (await import("./hedge/hedge.ts")).send(...args);
+  hedgeModule ??= await import("./hedge/hedge.ts");
+  return hedgeModule.send(...args);
 }
+
+let hedgeModule: typeof import("./hedge/hedge.ts") | undefined;
 
 /** Default waits between tries of the route, in ms: doubling from the first, up to the longest. */
 export const retryDefaults = { retryDelayMs: 250, maxRetryDelayMs: 5_000 } as const;
