@@ -3,6 +3,7 @@ import { AllStepsAtCapError } from "../../src/client/errors.ts";
 import type { FetchFunction } from "../../src/client/index.ts";
 import {
   createProviderLimits,
+  type ProviderLimitsOptions,
   parseDuration,
   readQuota,
 } from "../../src/client/limits/provider-limits.ts";
@@ -113,7 +114,7 @@ describe("reading quota headers", () => {
 });
 
 describe("provider limits in the client", () => {
-  function setup(caps?: Parameters<typeof createProviderLimits>[0]["caps"]) {
+  function setup(caps?: ProviderLimitsOptions["caps"]) {
     const clock = new ManualClock();
     const stub = gateway();
     const limits = createProviderLimits({ caps, now: clock.now });
