@@ -5,7 +5,8 @@
  * failover that carries on mid-stream, and typed errors. Run-time dependency free: `fetch` only.
  *
  * Separate entries keep what a call does not need out of an app's bundle: the circuit breaker
- * (`stepwise/client/breaker`), the recorded `fetch` for other SDKs (`stepwise/client/fetch`), the
+ * (`stepwise/client/breaker`), provider limits (`stepwise/client/limits`), health steering from the
+ * companion Worker's `GET /health` (`stepwise/client/health`), the recorded `fetch` for other SDKs (`stepwise/client/fetch`), the
  * whole error tree (`stepwise/client/errors`; this entry exports the errors a call throws before
  * any answer: `GatewayError`, `InvalidOptionsError`, `UnknownRouteError`, `DeadlineExceededError`,
  * `AbortedError`) and the JSON-lines file recorder (`stepwise/client/node`). `memoryRecorder` and
@@ -40,7 +41,13 @@ export type { Scorer } from "../routes/policy-call.ts";
 export type { BreakerTransition } from "./breaker.ts";
 export * from "./call-errors.ts";
 export { createGatewayClient, defaultBaseUrl, type GatewayClient } from "./client.ts";
-export type { CallEvent, FailedStep, PolicyOutcome } from "./event.ts";
+export type {
+  CallEvent,
+  FailedStep,
+  HedgeRecord,
+  PolicyOutcome,
+  SteeredStepRecord,
+} from "./event.ts";
 export {
   callbackRecorder,
   type MemoryRecorder,
@@ -64,7 +71,11 @@ export type {
   RouteStep,
   ServedInfo,
   SleepFunction,
+  SteeredStep,
+  SteeringNotes,
   StepBreaker,
+  StepGuard,
+  StepLimits,
   StreamBreakPolicy,
   ValidationOutcome,
 } from "./types.ts";

@@ -1,7 +1,16 @@
 import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
 import type { FetchFunction } from "../../src/client/index.ts";
 import type { RouteConfig } from "../../src/config/schema.ts";
-import { fixtureJson, messages, prices, routes, servedHeaders, testClient } from "./helpers.ts";
+import {
+  fixtureAnswer,
+  fixtureJson,
+  fixtureText,
+  messages,
+  prices,
+  routes,
+  servedHeaders,
+  testClient,
+} from "./helpers.ts";
 
 const models: Record<string, string> = {
   anthropic: "claude-sonnet-4-5",
@@ -32,12 +41,20 @@ function gateway() {
         signal,
         answer: (status = 200) => {
           const provider = steps[0]!;
-          const body =
-            status === 200 ? fixtureJson(`providers/${provider}/response.json`) : { error: "no" };
+          const streamed = (JSON.parse(String(init?.body)) as { query: { stream?: boolean } }[])[0]!
+            .query.stream;
+          const body = streamed
+            ? fixtureText(`providers/${provider}/stream.sse`)
+            : JSON.stringify(
+                status === 200
+                  ? fixtureJson(`providers/${provider}/response.json`)
+                  : { error: "no" },
+              );
+          const type = streamed ? "text/event-stream" : "application/json";
           resolve(
-            new Response(JSON.stringify(body), {
+            new Response(body, {
               status,
-              headers: servedHeaders(0, provider, models[provider]!),
+              headers: { "content-type": type, ...servedHeaders(0, provider, models[provider]!) },
             }),
           );
         },
@@ -82,6 +99,10 @@ beforeAll(async () => {
   await vi.waitFor(() => expect(stub.requests).toHaveLength(1));
   stub.requests[0]!.answer();
   await call;
+  const stream = warm.client.stream({ route: "default", messages }).collect();
+  await vi.waitFor(() => expect(stub.requests).toHaveLength(2));
+  stub.requests[1]!.answer();
+  await stream;
 });
 
 beforeEach(() => {
@@ -135,6 +156,21 @@ describe("hedged requests", () => {
         at: "request",
       },
     ]);
+  });
+
+  it("hedges a stream whose headers have not come, and streams the hedge's answer", async () => {
+    const { client, stub, recorder } = setup();
+    const stream = client.stream({ route: "default", messages });
+    const result = stream.collect();
+    await vi.advanceTimersByTimeAsync(2000);
+    expect(stub.requests[1]!.steps).toEqual(["openai", "workers-ai"]);
+    stub.requests[1]!.answer();
+    const answer = await result;
+    expect(answer.text).toBe(fixtureAnswer);
+    expect(answer.served).toMatchObject({ index: 1, provider: "openai", attempts: 2 });
+    expect(stub.requests[0]!.signal?.aborted).toBe(true);
+    expect(recorder.events[0]).toMatchObject({ streamed: true, step: 1 });
+    expect(recorder.events[0]!.hedges).toEqual([expect.objectContaining({ kept: "hedge" })]);
   });
 
   it("sends no hedge when the first answer starts in time", async () => {
