@@ -150,7 +150,17 @@ describe("the fast event check", () => {
         extraCost: 0,
       },
     ],
-    [{ step: 1, provider: "openai", model: "m", afterMs: 5, sent: true, kept: "both", extraCost: 0 }],
+    [
+      {
+        step: 1,
+        provider: "openai",
+        model: "m",
+        afterMs: 5,
+        sent: true,
+        kept: "both",
+        extraCost: 0,
+      },
+    ],
     [{ step: 1, provider: "openai", model: "m", afterMs: 5, sent: 1, kept: "none", extraCost: -1 }],
   ];
   const fields = [
