@@ -429,9 +429,8 @@ export class GatewayCall implements CallContext, Call {
         )
       )
     ) {
-      problems.push(
-        "messages must be a non-empty array of { role: system, user or assistant, content: string }",
-      );
+      // Its wording loads with the settings' checks: only a call with bad messages needs it.
+      problems.push((await settingsModule.load()).messagesProblem);
     }
     // A route's policy picks the chain of a universal call; a scorer adds metadata.
     if (problems.length === 0 && (route.config.policy !== undefined || client.scorer)) {
@@ -553,14 +552,7 @@ export class GatewayCall implements CallContext, Call {
     const init = { method: "POST", headers: this.headers, body: JSON.stringify(body), signal };
     // A hedged route's universal attempt may also go to the steps after the first (`hedge/hedge.ts`).
     const sent = this.route.config.hedge
-      ? (failoverModule.loaded ?? (await failoverModule.load())).hedged(
-          this,
-          url,
-          init,
-          body,
-          order,
-          dynamic,
-        )
+      ? (await failoverModule.load()).hedged(this, url, init, order)
       : (client.fetch ?? fetch)(url, init);
     let response: Response | undefined;
     try {

@@ -10,6 +10,10 @@
 import { choiceProblem, choices, wholeNumberProblem } from "./call-errors.ts";
 import type { ChatOptions } from "./types.ts";
 
+/** What a call's messages must be (`call.ts` reports it). */
+export const messagesProblem =
+  "messages must be a non-empty array of { role: system, user or assistant, content: string }";
+
 /**
  * The `cf-aig-*` headers of a call's settings, after checking them and the call's other options
  * (`maxAttempts`, `deadlineMs`, `mode`, `onStreamBreak`): each problem is added to `problems`,

@@ -87,21 +87,21 @@ function shifted(response: Response): Response {
 }
 
 /**
- * Sends the attempt's request (`steps`, the universal body of `order`), and its hedge when due
+ * Sends the attempt's request (`init.body`, the universal steps of `order`), and its hedge when due
  * and affordable; resolves with the answer to read, as if the attempt's one request had given it.
  */
 export function send(
   call: HedgedCall,
   url: string,
   init: Init,
-  steps: unknown,
   order: readonly RouteEntry[],
-  dynamic: boolean,
 ): Promise<Response> {
   const hedge = checked(call.route);
   const doFetch = call.client.fetch ?? fetch;
-  // A dynamic route's chain is the gateway's, and one step has nothing after it: no hedge.
-  if (dynamic || order.length < 2) return doFetch(url, init);
+  // A dynamic call (to the compat endpoint) leaves the chain to the gateway, and one step has
+  // nothing after it: no hedge.
+  if (url.endsWith("/compat/chat/completions") || order.length < 2) return doFetch(url, init);
+  const steps = JSON.parse(init.body) as unknown[];
   const startLeg = (body: string): Leg => {
     const controller = new AbortController();
     const signal = init.signal
@@ -187,7 +187,7 @@ export function send(
       else {
         record.sent = true;
         call.attempts++;
-        second = startLeg(JSON.stringify((steps as unknown[]).slice(1)));
+        second = startLeg(JSON.stringify(steps.slice(1)));
         watch(second);
       }
     }, hedge.afterMs);
