@@ -19,6 +19,8 @@ import {
   type EmulatorOptions,
   placeholderByokKey,
 } from "./options.ts";
+import { fetchTransport } from "./runtime/fetch-transport.ts";
+import { createHttpTransport } from "./runtime/http-transport.ts";
 import type { EmulatorServices } from "./runtime/services.ts";
 import { UpstreamRegistry } from "./runtime/upstreams.ts";
 import { createRequestListener } from "./server.ts";
@@ -78,6 +80,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
       );
     },
   });
+  const httpTransport = createHttpTransport();
   const shutdown = new AbortController();
   // One listener per in-flight request; many concurrent requests are normal, not a leak.
   setMaxListeners(0, shutdown.signal);
@@ -90,7 +93,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     prices: config.models,
     now,
     sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
-    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    transport: options.fetch ? fetchTransport(options.fetch) : httpTransport.send,
     generateId,
     random: options.random ?? Math.random,
     gatewayToken,
@@ -113,6 +116,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
   try {
     port = await listen(server, options.port ?? 0);
   } catch (error) {
+    httpTransport.close();
     await mocks?.close();
     throw new EmulatorError(
       `Cannot listen on 127.0.0.1:${options.port ?? 0}: ${(error as Error).message}; pick another port (0 picks a free one).`,
@@ -141,6 +145,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
           server.close(() => resolve());
           server.closeAllConnections();
         });
+        httpTransport.close();
         await mocks?.close();
       })();
       return closing;

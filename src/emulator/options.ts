@@ -62,7 +62,10 @@ export interface EmulatorOptions {
   readonly generateId?: () => string;
   /** Randomness in [0, 1) for percentage splits; `Math.random` by default. */
   readonly random?: () => number;
-  /** The fetch used to call upstreams; `globalThis.fetch` at call time by default. */
+  /**
+   * A `fetch` to call upstreams with instead of the default transport (`node:http` with
+   * keep-alive agents); tests inject one to script upstream answers without servers.
+   */
   readonly fetch?: typeof globalThis.fetch;
   /** Time to first byte when nothing else sets a timeout; default 120000 ms. */
   readonly defaultTimeoutMs?: number;

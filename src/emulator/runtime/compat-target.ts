@@ -158,7 +158,7 @@ function jsonResponse(
   return {
     kind: "response",
     status,
-    headers: new Headers({ "content-type": "application/json" }),
+    headers: [["content-type", "application/json"]],
     body: { kind: "buffered", bytes: Buffer.from(JSON.stringify(body)) },
   };
 }

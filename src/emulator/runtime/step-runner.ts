@@ -23,12 +23,7 @@
 
 import { type GatewayErrorResponse, gatewayError, gatewayErrorCodes } from "../errors.ts";
 import type { CachedResponse } from "../features/response-cache.ts";
-import {
-  attemptUpstream,
-  type BufferedBody,
-  type UpstreamRequest,
-  type UpstreamResponse,
-} from "./attempt.ts";
+import type { BufferedBody, UpstreamRequest, UpstreamResponse } from "./attempt.ts";
 import type { GatewayCall } from "./gateway-call.ts";
 import { backoffDelay, type RetryPolicy } from "./retry.ts";
 import { retryAfterMs } from "./retry-after.ts";
@@ -134,8 +129,7 @@ export async function runStep(
     // Cloudflare: the final retry attempt waits until the request completes (a request without
     // retries keeps its timeout, which is how it returns an error in time).
     const final = options.last && maxAttempts > 1 && attempt === maxAttempts;
-    const result = await attemptUpstream(target.request, {
-      fetch: services.fetch,
+    const result = await services.transport(target.request, {
       timeoutMs: final ? undefined : target.timeoutMs,
       signal: call.signal,
     });
@@ -171,7 +165,6 @@ export async function runStep(
 export function discardFailure(failure: StepFailure | undefined): void {
   if (failure?.kind === "response" && failure.response.body.kind === "stream") {
     failure.response.body.abort();
-    failure.response.body.stream.cancel().catch(() => undefined);
   }
 }
 

@@ -5,6 +5,7 @@
  */
 import { getProvider, isKnownProvider } from "../../providers/index.ts";
 import { GatewayRequestError } from "../errors.ts";
+import type { ResponseHeaders } from "./attempt.ts";
 
 /** Request headers the gateway never forwards: hop-by-hop, its own, and ones it sets itself. */
 const droppedRequestHeaders = new Set([
@@ -107,12 +108,8 @@ export function forwardedHeaders(
 }
 
 /** The upstream response headers to pass to the client. */
-export function passedResponseHeaders(headers: Headers): [string, string][] {
-  const passed: [string, string][] = [];
-  headers.forEach((value, name) => {
-    if (!droppedResponseHeaders.has(name) && !name.startsWith("cf-aig-")) {
-      passed.push([name, value]);
-    }
-  });
-  return passed;
+export function passedResponseHeaders(headers: ResponseHeaders): (readonly [string, string])[] {
+  return headers.filter(
+    ([name]) => !droppedResponseHeaders.has(name) && !name.startsWith("cf-aig-"),
+  );
 }

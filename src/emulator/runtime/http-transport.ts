@@ -1,0 +1,245 @@
+/**
+ * @module
+ * The emulator's default upstream transport (see `attempt.ts` for the contract): `node:http` and
+ * `node:https` with keep-alive agents. No web streams, no copy of the request: the body is
+ * written as one buffer, a buffered answer is read with `data` events, a stream is handed on as
+ * the response's own chunks. A CPU profile of the emulator under load put about half of its time
+ * in `fetch` (web streams both ways, a copy of every request body); see BENCHMARKS.md.
+ *
+ * Idle sockets close before the upstream's announced keep-alive timeout (`Keep-Alive:
+ * timeout=N`, Node's agent honours the hint) or after 4 s when it announces none, as undici
+ * does, so a socket the upstream is about to close is not reused.
+ */
+import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
+import {
+  type AttemptOptions,
+  type AttemptResult,
+  abortedResult,
+  defaultMaxBodyBytes,
+  describeError,
+  headerOf,
+  isEventStream,
+  sendsBody,
+  type UpstreamRequest,
+  type UpstreamTransport,
+} from "./attempt.ts";
+
+/** Idle keep-alive sockets close after this long when the upstream gives no hint, in ms. */
+export const idleSocketTimeoutMs = 4_000;
+
+/** A transport and the sockets it keeps. */
+export interface HttpTransport {
+  readonly send: UpstreamTransport;
+  /** Closes every kept-alive socket (in-flight requests are aborted by their own signals). */
+  close(): void;
+}
+
+interface Origin {
+  readonly secure: boolean;
+  readonly hostname: string;
+  readonly port: number | undefined;
+}
+
+/** Creates a transport with its own keep-alive agents. */
+export function createHttpTransport(): HttpTransport {
+  const agentOptions = {
+    keepAlive: true,
+    timeout: idleSocketTimeoutMs,
+    maxFreeSockets: 256,
+    scheduling: "lifo" as const,
+  };
+  const agents = { http: new HttpAgent(agentOptions), https: new HttpsAgent(agentOptions) };
+  const origins = new Map<string, Origin>();
+  const originOf = (url: string): { origin: Origin; path: string } => {
+    const pathStart = url.indexOf("/", url.indexOf("//") + 2);
+    const base = pathStart === -1 ? url : url.slice(0, pathStart);
+    let origin = origins.get(base);
+    if (origin === undefined) {
+      const parsed = new URL(base);
+      const hostname = parsed.hostname.startsWith("[")
+        ? parsed.hostname.slice(1, -1)
+        : parsed.hostname;
+      origin = {
+        secure: parsed.protocol === "https:",
+        hostname,
+        port: parsed.port === "" ? undefined : Number(parsed.port),
+      };
+      // Upstreams are a handful of base URLs; the bound only guards against surprises.
+      if (origins.size >= 256) origins.clear();
+      origins.set(base, origin);
+    }
+    return { origin, path: pathStart === -1 ? "/" : url.slice(pathStart) };
+  };
+  return {
+    send: (request, options) => {
+      if (options.signal.aborted) return Promise.resolve(abortedResult);
+      let target: { origin: Origin; path: string };
+      try {
+        target = originOf(request.url);
+      } catch (error) {
+        return Promise.resolve({ kind: "network-error", message: describeError(error) });
+      }
+      return attempt(request, options, target, agents);
+    },
+    close() {
+      agents.http.destroy();
+      agents.https.destroy();
+    },
+  };
+}
+
+function attempt(
+  request: UpstreamRequest,
+  options: AttemptOptions,
+  target: { origin: Origin; path: string },
+  agents: { http: HttpAgent; https: HttpsAgent },
+): Promise<AttemptResult> {
+  return new Promise<AttemptResult>((resolve) => {
+    const { signal } = options;
+    const { origin } = target;
+    const withBody = sendsBody(request);
+    let settled = false;
+    let timer: NodeJS.Timeout | undefined;
+    const settle = (result: AttemptResult) => {
+      if (settled) return;
+      settled = true;
+      clearTimeout(timer);
+      resolve(result);
+    };
+    const onAbort = () => {
+      outgoing.destroy();
+      release();
+      settle(abortedResult);
+    };
+    const release = () => {
+      clearTimeout(timer);
+      signal.removeEventListener("abort", onAbort);
+    };
+    const send = origin.secure ? httpsRequest : httpRequest;
+    let outgoing: ReturnType<typeof httpRequest>;
+    try {
+      outgoing = send({
+        agent: origin.secure ? agents.https : agents.http,
+        hostname: origin.hostname,
+        port: origin.port,
+        path: target.path,
+        method: request.method,
+        headers: withBody
+          ? { ...request.headers, "content-length": String(request.body.length) }
+          : request.headers,
+      });
+    } catch (error) {
+      // An invalid header name or value, refused before anything is sent.
+      settle({ kind: "network-error", message: describeError(error) });
+      return;
+    }
+    signal.addEventListener("abort", onAbort, { once: true });
+    if (options.timeoutMs !== undefined) {
+      const timeoutMs = options.timeoutMs;
+      timer = setTimeout(() => {
+        outgoing.destroy();
+        release();
+        settle({ kind: "timeout", timeoutMs });
+      }, timeoutMs);
+    }
+    outgoing.on("error", (error) => {
+      release();
+      settle({ kind: "network-error", message: describeError(error) });
+    });
+    outgoing.on("response", (response) => {
+      const headers = headerPairs(response.rawHeaders);
+      const status = response.statusCode ?? 0;
+      if (isEventStream(headerOf(headers, "content-type"))) {
+        readStream(response, () => outgoing.destroy(), release).then((body) => {
+          settle({ kind: "response", status, headers, body });
+        }, fail);
+        return;
+      }
+      const limit = options.maxBodyBytes ?? defaultMaxBodyBytes;
+      const chunks: Buffer[] = [];
+      let size = 0;
+      response.on("data", (chunk: Buffer) => {
+        if (size === 0) clearTimeout(timer);
+        size += chunk.length;
+        if (size > limit) {
+          outgoing.destroy();
+          release();
+          settle({ kind: "network-error", message: `upstream body larger than ${limit} bytes` });
+          return;
+        }
+        chunks.push(chunk);
+      });
+      response.on("end", () => {
+        release();
+        const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
+        settle({ kind: "response", status, headers, body: { kind: "buffered", bytes } });
+      });
+      response.on("error", fail);
+      response.on("close", () => {
+        if (!response.complete) fail(new Error("the upstream closed the connection mid-answer"));
+      });
+    });
+    function fail(error: unknown) {
+      release();
+      settle({ kind: "network-error", message: describeError(error) });
+    }
+    if (withBody) outgoing.end(request.body);
+    else outgoing.end();
+  });
+}
+
+/**
+ * Waits for a stream's first chunk (the timer still runs), then hands the stream on. An empty
+ * stream is answered as an empty buffered body; a connection that dies first rejects.
+ */
+async function readStream(
+  response: IncomingMessage,
+  abort: () => void,
+  release: () => void,
+): Promise<
+  | { kind: "stream"; chunks: AsyncIterable<Uint8Array>; abort: () => void }
+  | { kind: "buffered"; bytes: Buffer }
+> {
+  const iterator = response[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const first = await iterator.next();
+  if (first.done) {
+    release();
+    return { kind: "buffered", bytes: Buffer.alloc(0) };
+  }
+  return {
+    kind: "stream",
+    chunks: rest(first.value, iterator, release),
+    abort: () => {
+      abort();
+      release();
+    },
+  };
+}
+
+async function* rest(
+  first: Buffer,
+  iterator: AsyncIterator<Buffer>,
+  onEnd: () => void,
+): AsyncGenerator<Uint8Array> {
+  try {
+    yield first;
+    for (;;) {
+      const next = await iterator.next();
+      if (next.done) return;
+      yield next.value;
+    }
+  } finally {
+    onEnd();
+    await iterator.return?.();
+  }
+}
+
+/** `rawHeaders` as pairs with lower-case names. */
+function headerPairs(raw: readonly string[]): [string, string][] {
+  const pairs: [string, string][] = [];
+  for (let index = 0; index + 1 < raw.length; index += 2) {
+    pairs.push([raw[index]!.toLowerCase(), raw[index + 1]!]);
+  }
+  return pairs;
+}
