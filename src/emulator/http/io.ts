@@ -15,33 +15,58 @@ import {
 export const maxRequestBytes = 25 * 1024 * 1024;
 
 /**
- * Reads a whole request body.
- * @throws GatewayRequestError 413 when the body is larger than `limit`.
+ * Reads a whole request body (with `data` events: an async iterator costs more per request).
+ * @throws GatewayRequestError 413 when the body is larger than `limit` (the rest of the body is
+ * discarded, so the refusal can still be sent), 400 when the connection closes mid-body.
  */
-export async function readRequestBody(
+export function readRequestBody(
   request: IncomingMessage,
   limit: number = maxRequestBytes,
 ): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of request) {
-      const buffer = chunk as Buffer;
-      size += buffer.length;
+  return new Promise((resolve, reject) => {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    const stop = () => {
+      request.off("data", onData);
+      request.off("end", onEnd);
+      request.off("error", onClosed);
+      request.off("close", onClosed);
+    };
+    const onData = (chunk: Buffer) => {
+      size += chunk.length;
       if (size > limit) {
-        throw new GatewayRequestError(
-          413,
-          gatewayErrorCodes.payloadTooLarge,
-          `Request body is larger than ${limit} bytes; send a smaller request.`,
+        stop();
+        request.resume();
+        reject(
+          new GatewayRequestError(
+            413,
+            gatewayErrorCodes.payloadTooLarge,
+            `Request body is larger than ${limit} bytes; send a smaller request.`,
+          ),
         );
+        return;
       }
-      chunks.push(buffer);
+      chunks.push(chunk);
+    };
+    const onEnd = () => {
+      stop();
+      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+    };
+    const onClosed = () => {
+      stop();
+      reject(
+        GatewayRequestError.invalid("The request body could not be read (connection closed)."),
+      );
+    };
+    if (request.readableEnded) {
+      resolve(Buffer.alloc(0));
+      return;
     }
-  } catch (error) {
-    if (GatewayRequestError.isInstance(error)) throw error;
-    throw GatewayRequestError.invalid("The request body could not be read (connection closed).");
-  }
-  return Buffer.concat(chunks);
+    request.on("data", onData);
+    request.on("end", onEnd);
+    request.on("error", onClosed);
+    request.on("close", onClosed);
+  });
 }
 
 /** Parses a body as JSON; `undefined` when it is not JSON. */

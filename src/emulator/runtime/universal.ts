@@ -9,7 +9,6 @@
  * `"dynamic/<route>"`) answered in OpenAI's shape, as `ai-gateway-provider`'s `unified()` sends.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { z } from "zod";
 import { GatewayRequestError } from "../errors.ts";
 import { headerValue, parseJson, readRequestBody } from "../http/io.ts";
 import type { UpstreamRequest } from "./attempt.ts";
@@ -32,40 +31,8 @@ import { resolveRetryPolicy } from "./retry.ts";
 import { serveAnswer, serveFailure } from "./serve-outcome.ts";
 import type { EmulatorServices } from "./services.ts";
 import { discardFailure, runStep, type StepTarget } from "./step-runner.ts";
+import { readUniversalBody, type UniversalStepInput } from "./universal-body.ts";
 import { forwardedHeaders } from "./upstreams.ts";
-
-const headerName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-
-const stepSchema = z.object({
-  provider: z.string().min(1, { error: "provider is required, e.g. openai" }),
-  endpoint: z.string().min(1, { error: "endpoint is required, e.g. chat/completions" }).max(4096),
-  headers: z
-    .record(
-      z.string().regex(headerName, { error: "header names must be HTTP tokens" }),
-      z.string().refine((value) => !/[\r\n\0]/.test(value), {
-        error: "header values must not contain line breaks",
-      }),
-    )
-    .default({}),
-  query: z.unknown().refine((value) => value !== undefined, {
-    error: "query (the JSON body sent to the provider) is required",
-  }),
-  config: z
-    .object({
-      requestTimeout: z.int().min(1).max(3_600_000).optional(),
-      maxAttempts: z.int().min(1).max(5).optional(),
-      retryDelay: z.int().min(0).max(60_000).optional(),
-      backoff: z.enum(["constant", "linear", "exponential"]).optional(),
-    })
-    .optional(),
-});
-
-const bodySchema = z.union([
-  z.array(stepSchema).min(1, { error: "send at least one step" }).max(100),
-  stepSchema.transform((step) => [step]),
-]);
-
-type UniversalStepInput = z.infer<typeof stepSchema>;
 
 /** One universal step, ready to run: a provider request, or a dynamic route (compat steps). */
 type StepPlan =
@@ -92,13 +59,8 @@ export async function handleUniversal(
       "Malformed universal request: the body must be a JSON array of steps {provider, endpoint, headers, query}.",
     );
   }
-  const parsed = bodySchema.safeParse(json.value);
-  if (!parsed.success) {
-    throw GatewayRequestError.invalid(
-      `Malformed universal request: ${z.prettifyError(parsed.error).replaceAll("\n", " ")}`,
-    );
-  }
-  const plans = parsed.data.map((step, index) => planStep(call, step, index));
+  const steps = readUniversalBody(json.value);
+  const plans = steps.map((step, index) => planStep(call, step, index));
   const contentType = headerValue(request, "content-type");
   for (const [index, plan] of plans.entries()) {
     const last = index === plans.length - 1;
