@@ -3,7 +3,6 @@
  * `startEmulator`: the local AI Gateway. Starts mock providers for every provider without an
  * upstream override, builds the gateways from the config and listens on 127.0.0.1.
  */
-import { setMaxListeners } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isKnownProvider, providerSlugs } from "../providers/index.ts";
@@ -81,9 +80,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     },
   });
   const httpTransport = createHttpTransport();
-  const shutdown = new AbortController();
-  // One listener per in-flight request; many concurrent requests are normal, not a leak.
-  setMaxListeners(0, shutdown.signal);
+  const inFlight = new Set<AbortController>();
   const gatewayToken =
     options.gatewayToken ??
     (typeof config.gatewayToken === "string" ? config.gatewayToken : defaultGatewayToken);
@@ -103,7 +100,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     defaultTimeoutMs: options.defaultTimeoutMs ?? defaultRequestTimeoutMs,
     failOn: options.failOn ?? "retryable",
     lenient: options.lenient ?? false,
-    shutdown: shutdown.signal,
+    inFlight,
     publicUrl: () => publicUrl,
     onError: options.onError ?? ((error) => console.error("stepwise emulator error:", error)),
   };
@@ -140,7 +137,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     state: { gateways, cache },
     close() {
       closing ??= (async () => {
-        shutdown.abort();
+        for (const controller of inFlight) controller.abort();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();

@@ -24,49 +24,73 @@ export function readRequestBody(
   limit: number = maxRequestBytes,
 ): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    const chunks: Buffer[] = [];
-    let size = 0;
-    const stop = () => {
-      request.off("data", onData);
-      request.off("end", onEnd);
-      request.off("error", onClosed);
-      request.off("close", onClosed);
-    };
-    const onData = (chunk: Buffer) => {
-      size += chunk.length;
-      if (size > limit) {
-        stop();
-        request.resume();
-        reject(
-          new GatewayRequestError(
-            413,
-            gatewayErrorCodes.payloadTooLarge,
-            `Request body is larger than ${limit} bytes; send a smaller request.`,
-          ),
-        );
-        return;
-      }
-      chunks.push(chunk);
-    };
-    const onEnd = () => {
-      stop();
-      resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
-    };
-    const onClosed = () => {
-      stop();
-      reject(
-        GatewayRequestError.invalid("The request body could not be read (connection closed)."),
-      );
-    };
     if (request.readableEnded) {
       resolve(Buffer.alloc(0));
       return;
     }
-    request.on("data", onData);
-    request.on("end", onEnd);
-    request.on("error", onClosed);
-    request.on("close", onClosed);
+    const read = new BodyRead(limit, resolve, reject);
+    // Inline listeners: no named closures per request (see `BodyRead`).
+    request.on("data", (chunk: Buffer) => {
+      if (!read.take(chunk)) request.resume();
+    });
+    request.on("end", () => read.end());
+    request.on("error", () => read.closed());
+    request.on("close", () => read.closed());
   });
+}
+
+/** A body being read; settles once, and ignores what comes after (a discarded rest). */
+class BodyRead {
+  readonly #limit: number;
+  readonly #resolve: (body: Buffer) => void;
+  readonly #reject: (error: GatewayRequestError) => void;
+  readonly #chunks: Buffer[] = [];
+  #size = 0;
+  #settled = false;
+
+  constructor(
+    limit: number,
+    resolve: (body: Buffer) => void,
+    reject: (error: GatewayRequestError) => void,
+  ) {
+    this.#limit = limit;
+    this.#resolve = resolve;
+    this.#reject = reject;
+  }
+
+  /** Keeps a chunk; false once the body is over the limit (the rest is to be discarded). */
+  take(chunk: Buffer): boolean {
+    if (this.#settled) return false;
+    this.#size += chunk.length;
+    if (this.#size > this.#limit) {
+      this.#settled = true;
+      this.#reject(
+        new GatewayRequestError(
+          413,
+          gatewayErrorCodes.payloadTooLarge,
+          `Request body is larger than ${this.#limit} bytes; send a smaller request.`,
+        ),
+      );
+      return false;
+    }
+    this.#chunks.push(chunk);
+    return true;
+  }
+
+  end(): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    const chunks = this.#chunks;
+    this.#resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.#size));
+  }
+
+  closed(): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#reject(
+      GatewayRequestError.invalid("The request body could not be read (connection closed)."),
+    );
+  }
 }
 
 /** Parses a body as JSON; `undefined` when it is not JSON. */

@@ -10,7 +10,12 @@
  * timeout=N`, Node's agent honours the hint) or after 4 s when it announces none, as undici
  * does, so a socket the upstream is about to close is not reused.
  */
-import { Agent as HttpAgent, request as httpRequest, type IncomingMessage } from "node:http";
+import {
+  type ClientRequest,
+  Agent as HttpAgent,
+  request as httpRequest,
+  type IncomingMessage,
+} from "node:http";
 import { Agent as HttpsAgent, request as httpsRequest } from "node:https";
 import {
   type AttemptOptions,
@@ -96,30 +101,39 @@ function attempt(
   agents: { http: HttpAgent; https: HttpsAgent },
 ): Promise<AttemptResult> {
   return new Promise<AttemptResult>((resolve) => {
-    const { signal } = options;
+    new HttpAttempt(options, resolve).send(request, target, agents);
+  });
+}
+
+/**
+ * One attempt's state. A class, so that an attempt allocates no named closures (the build keeps
+ * function names, which costs a property definition per closure); it is its own `abort`
+ * listener (`handleEvent`).
+ */
+class HttpAttempt {
+  readonly #options: AttemptOptions;
+  readonly #resolve: (result: AttemptResult) => void;
+  #outgoing: ClientRequest | undefined;
+  #timer: NodeJS.Timeout | undefined;
+  #settled = false;
+  #chunks: Buffer[] = [];
+  #size = 0;
+
+  constructor(options: AttemptOptions, resolve: (result: AttemptResult) => void) {
+    this.#options = options;
+    this.#resolve = resolve;
+  }
+
+  send(
+    request: UpstreamRequest,
+    target: { origin: Origin; path: string },
+    agents: { http: HttpAgent; https: HttpsAgent },
+  ): void {
     const { origin } = target;
     const withBody = sendsBody(request);
-    let settled = false;
-    let timer: NodeJS.Timeout | undefined;
-    const settle = (result: AttemptResult) => {
-      if (settled) return;
-      settled = true;
-      clearTimeout(timer);
-      resolve(result);
-    };
-    const onAbort = () => {
-      outgoing.destroy();
-      release();
-      settle(abortedResult);
-    };
-    const release = () => {
-      clearTimeout(timer);
-      signal.removeEventListener("abort", onAbort);
-    };
-    const send = origin.secure ? httpsRequest : httpRequest;
-    let outgoing: ReturnType<typeof httpRequest>;
+    let outgoing: ClientRequest;
     try {
-      outgoing = send({
+      outgoing = (origin.secure ? httpsRequest : httpRequest)({
         agent: origin.secure ? agents.https : agents.http,
         hostname: origin.hostname,
         port: origin.port,
@@ -131,62 +145,90 @@ function attempt(
       });
     } catch (error) {
       // An invalid header name or value, refused before anything is sent.
-      settle({ kind: "network-error", message: describeError(error) });
+      this.#settle({ kind: "network-error", message: describeError(error) });
       return;
     }
-    signal.addEventListener("abort", onAbort, { once: true });
-    if (options.timeoutMs !== undefined) {
-      const timeoutMs = options.timeoutMs;
-      timer = setTimeout(() => {
-        outgoing.destroy();
-        release();
-        settle({ kind: "timeout", timeoutMs });
-      }, timeoutMs);
-    }
-    outgoing.on("error", (error) => {
-      release();
-      settle({ kind: "network-error", message: describeError(error) });
-    });
-    outgoing.on("response", (response) => {
-      const headers = headerPairs(response.rawHeaders);
-      const status = response.statusCode ?? 0;
-      if (isEventStream(headerOf(headers, "content-type"))) {
-        readStream(response, () => outgoing.destroy(), release).then((body) => {
-          settle({ kind: "response", status, headers, body });
-        }, fail);
-        return;
-      }
-      const limit = options.maxBodyBytes ?? defaultMaxBodyBytes;
-      const chunks: Buffer[] = [];
-      let size = 0;
-      response.on("data", (chunk: Buffer) => {
-        if (size === 0) clearTimeout(timer);
-        size += chunk.length;
-        if (size > limit) {
-          outgoing.destroy();
-          release();
-          settle({ kind: "network-error", message: `upstream body larger than ${limit} bytes` });
-          return;
-        }
-        chunks.push(chunk);
-      });
-      response.on("end", () => {
-        release();
-        const bytes = chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size);
-        settle({ kind: "response", status, headers, body: { kind: "buffered", bytes } });
-      });
-      response.on("error", fail);
-      response.on("close", () => {
-        if (!response.complete) fail(new Error("the upstream closed the connection mid-answer"));
-      });
-    });
-    function fail(error: unknown) {
-      release();
-      settle({ kind: "network-error", message: describeError(error) });
-    }
+    this.#outgoing = outgoing;
+    this.#options.signal.addEventListener("abort", this, { once: true });
+    const { timeoutMs } = this.#options;
+    if (timeoutMs !== undefined)
+      this.#timer = setTimeout(() => this.#timeOut(timeoutMs), timeoutMs);
+    outgoing.on("error", (error) => this.#fail(error));
+    outgoing.on("response", (response) => this.#respond(response));
     if (withBody) outgoing.end(request.body);
     else outgoing.end();
-  });
+  }
+
+  /** The signal aborted: the client went away or the emulator is closing. */
+  handleEvent(): void {
+    this.#outgoing?.destroy();
+    this.#release();
+    this.#settle(abortedResult);
+  }
+
+  #respond(response: IncomingMessage): void {
+    const headers = headerPairs(response.rawHeaders);
+    const status = response.statusCode ?? 0;
+    if (isEventStream(headerOf(headers, "content-type"))) {
+      const outgoing = this.#outgoing!;
+      readStream(
+        response,
+        () => outgoing.destroy(),
+        () => this.#release(),
+      ).then(
+        (body) => this.#settle({ kind: "response", status, headers, body }),
+        (error: unknown) => this.#fail(error),
+      );
+      return;
+    }
+    response.on("data", (chunk: Buffer) => this.#take(chunk));
+    response.on("end", () => {
+      this.#release();
+      const bytes = this.#chunks.length === 1 ? this.#chunks[0]! : Buffer.concat(this.#chunks);
+      this.#settle({ kind: "response", status, headers, body: { kind: "buffered", bytes } });
+    });
+    response.on("error", (error) => this.#fail(error));
+    response.on("close", () => {
+      if (!response.complete)
+        this.#fail(new Error("the upstream closed the connection mid-answer"));
+    });
+  }
+
+  #take(chunk: Buffer): void {
+    if (this.#size === 0) clearTimeout(this.#timer);
+    this.#size += chunk.length;
+    const limit = this.#options.maxBodyBytes ?? defaultMaxBodyBytes;
+    if (this.#size > limit) {
+      this.#outgoing?.destroy();
+      this.#release();
+      this.#settle({ kind: "network-error", message: `upstream body larger than ${limit} bytes` });
+      return;
+    }
+    this.#chunks.push(chunk);
+  }
+
+  #timeOut(timeoutMs: number): void {
+    this.#outgoing?.destroy();
+    this.#release();
+    this.#settle({ kind: "timeout", timeoutMs });
+  }
+
+  #fail(error: unknown): void {
+    this.#release();
+    this.#settle({ kind: "network-error", message: describeError(error) });
+  }
+
+  #release(): void {
+    clearTimeout(this.#timer);
+    this.#options.signal.removeEventListener("abort", this);
+  }
+
+  #settle(result: AttemptResult): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    clearTimeout(this.#timer);
+    this.#resolve(result);
+  }
 }
 
 /**

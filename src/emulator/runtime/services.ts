@@ -28,8 +28,8 @@ export interface EmulatorServices {
   readonly cache: ResponseCache;
   /** Time to first byte when nothing sets a request timeout, in ms. */
   readonly defaultTimeoutMs: number;
-  /** Aborted when the emulator closes: in-flight upstream requests stop. */
-  readonly shutdown: AbortSignal;
+  /** Every in-flight request's controller; the emulator aborts them all when it closes. */
+  readonly inFlight: Set<AbortController>;
   /** Which upstream statuses are failures that retry and fall back (see `step-runner.ts`). */
   readonly failOn: "retryable" | "any-error";
   /** Permissive mode: dynamic routes without Cloudflare's requirements (see `EmulatorOptions`). */

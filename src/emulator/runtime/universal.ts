@@ -17,12 +17,7 @@ import { type CompatRequest, parseCompatRequest, splitCompatModel } from "./comp
 import { buildCompatTarget } from "./compat-target.ts";
 import { applyCredential } from "./credentials.ts";
 import { recordFailure } from "./deliver-failure.ts";
-import {
-  type Directives,
-  mergeDirectives,
-  objectHeaderGetter,
-  readDirectives,
-} from "./directives.ts";
+import { type Directives, withStepDirectives } from "./directives.ts";
 import { deliverRouteFailure, type RunRouteOptions, runDynamicRoute } from "./dynamic.ts";
 import { type GatewayCall, openGatewayCall } from "./gateway-call.ts";
 import type { ServingStep } from "./log-writer.ts";
@@ -105,8 +100,7 @@ export async function handleUniversal(
 }
 
 function planStep(call: GatewayCall, step: UniversalStepInput, index: number): StepPlan {
-  const stepDirectives = readDirectives(objectHeaderGetter(step.headers), `step ${index}`);
-  const directives = mergeDirectives(call.directives, stepDirectives);
+  const directives = withStepDirectives(call.directives, step.headers, `step ${index}`);
   if (step.provider !== "compat")
     return { kind: "target", target: buildTarget(call, step, directives) };
   // Cloudflare's unified API as a step (what ai-gateway-provider's unified() sends).
