@@ -13,6 +13,7 @@ import { createIdGenerator } from "./ids.ts";
 import { type MockProviders, startMockProviders } from "./mocks/index.ts";
 import {
   defaultGatewayToken,
+  defaultLogCapacity,
   defaultRequestTimeoutMs,
   type Emulator,
   type EmulatorOptions,
@@ -33,11 +34,17 @@ import { GatewayStore } from "./state/gateway-store.ts";
  * await fetch(emulator.gatewayUrl("chat-prod"), { method: "POST", headers, body });
  * await emulator.close();
  * @throws EmulatorError for an upstream override that is not an http(s) URL or names an unknown
- * provider.
+ * provider, or a `logCapacity` that is not a whole number of at least 1.
  */
 export async function startEmulator(options: EmulatorOptions): Promise<Emulator> {
   const { config } = options;
   const overrides = checkUpstreams(options.upstreams ?? {});
+  const logCapacity = options.logCapacity ?? defaultLogCapacity;
+  if (!Number.isSafeInteger(logCapacity) || logCapacity < 1) {
+    throw new EmulatorError(
+      `logCapacity must be a whole number of log records of at least 1, got ${logCapacity}.`,
+    );
+  }
   const now = options.now ?? (() => Date.now());
   const customSlugs = config.gateways.flatMap((gateway) =>
     Object.values(gateway.routes).flatMap((route) =>
@@ -69,7 +76,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
   const gateways = new GatewayStore(config.gateways, {
     generateId,
     time: () => new Date(now()).toISOString(),
-    logCapacity: options.logCapacity ?? 100_000,
+    logCapacity,
     cache,
     byokKey: (provider) => {
       const fromConfig = configKeys[provider];

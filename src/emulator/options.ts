@@ -16,6 +16,13 @@ export function placeholderByokKey(provider: string): string {
   return `stepwise-dev-byok-${provider}`;
 }
 
+/**
+ * Log records kept per gateway when `logCapacity` is not given (`stepwise dev --log-capacity`):
+ * the ring buffer's size, whatever the gateway's own log limit. At about 0.5 KB a record (bodies
+ * apart, at most 32 MiB a gateway) this bounds a gateway's logs to some 50 MB.
+ */
+export const defaultLogCapacity = 100_000;
+
 /** The default request timeout (to first byte) when no step, header or node sets one, in ms. */
 export const defaultRequestTimeoutMs = 120_000;
 
@@ -74,7 +81,10 @@ export interface EmulatorOptions {
    * 5xx, plus network errors and timeouts) or `any-error` (every non-2xx).
    */
   readonly failOn?: "retryable" | "any-error";
-  /** Most log records kept per gateway, whatever its own limit (memory bound); default 100000. */
+  /**
+   * Most log records kept per gateway, whatever its own limit: a ring buffer, the oldest record
+   * overwritten past it (the memory bound). Default {@link defaultLogCapacity}.
+   */
   readonly logCapacity?: number;
   /** Cache bounds; default 1000 entries and 64 MiB. */
   readonly cacheMaxEntries?: number;
