@@ -18,10 +18,12 @@ export function placeholderByokKey(provider: string): string {
 
 /**
  * Log records kept per gateway when `logCapacity` is not given (`stepwise dev --log-capacity`):
- * the ring buffer's size, whatever the gateway's own log limit. At about 0.5 KB a record (bodies
- * apart, at most 32 MiB a gateway) this bounds a gateway's logs to some 50 MB.
+ * the ring buffer's size, whatever the gateway's own log limit. A record takes about 0.5 KB of
+ * heap (bodies apart, at most 32 MiB a gateway), so a gateway's logs stay under some 40 MB; with
+ * 100,000 the emulator's resident memory passed 550 MB under sustained load (V8 lets the heap
+ * grow to several times what is live), with 10,000 it stays near 210 MB (BENCHMARKS.md).
  */
-export const defaultLogCapacity = 100_000;
+export const defaultLogCapacity = 10_000;
 
 /** The default request timeout (to first byte) when no step, header or node sets one, in ms. */
 export const defaultRequestTimeoutMs = 120_000;
