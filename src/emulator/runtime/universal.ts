@@ -22,6 +22,7 @@ import { deliverRouteFailure, type RunRouteOptions, runDynamicRoute } from "./dy
 import { type GatewayCall, openGatewayCall } from "./gateway-call.ts";
 import type { ServingStep } from "./log-writer.ts";
 import { asksForStream, modelOf } from "./model-name.ts";
+import { queryTexts } from "./query-text.ts";
 import { resolveRetryPolicy } from "./retry.ts";
 import { serveAnswer, serveFailure } from "./serve-outcome.ts";
 import type { EmulatorServices } from "./services.ts";
@@ -47,15 +48,17 @@ export async function handleUniversal(
   params: { account: string; gateway: string },
 ): Promise<void> {
   const call = openGatewayCall(services, request, response, params);
-  const body = await readRequestBody(request);
-  const json = parseJson(body);
+  const text = (await readRequestBody(request)).toString("utf8");
+  const json = parseJson(text);
   if (!json.ok) {
     throw GatewayRequestError.invalid(
       "Malformed universal request: the body must be a JSON array of steps {provider, endpoint, headers, query}.",
     );
   }
   const steps = readUniversalBody(json.value);
-  const plans = steps.map((step, index) => planStep(call, step, index));
+  // Each step's query goes upstream as the client wrote it, not re-serialised.
+  const queries = queryTexts(text);
+  const plans = steps.map((step, index) => planStep(call, step, index, queries[index]));
   const contentType = headerValue(request, "content-type");
   for (const [index, plan] of plans.entries()) {
     const last = index === plans.length - 1;
@@ -99,10 +102,15 @@ export async function handleUniversal(
   }
 }
 
-function planStep(call: GatewayCall, step: UniversalStepInput, index: number): StepPlan {
+function planStep(
+  call: GatewayCall,
+  step: UniversalStepInput,
+  index: number,
+  queryText: string | undefined,
+): StepPlan {
   const directives = withStepDirectives(call.directives, step.headers, `step ${index}`);
   if (step.provider !== "compat")
-    return { kind: "target", target: buildTarget(call, step, directives) };
+    return { kind: "target", target: buildTarget(call, step, directives, queryText) };
   // Cloudflare's unified API as a step (what ai-gateway-provider's unified() sends).
   const endpoint = step.endpoint.replace(/^\/+/, "").replace(/^v1\//, "");
   if (endpoint !== "chat/completions") {
@@ -130,11 +138,12 @@ function buildTarget(
   call: GatewayCall,
   step: UniversalStepInput,
   directives: Directives,
+  queryText: string | undefined,
 ): StepTarget {
   const { services, gateway } = call;
   const endpoint = step.endpoint.replace(/^\/+/, "");
   const url = services.upstreams.url(step.provider, endpoint);
-  const body = Buffer.from(JSON.stringify(step.query));
+  const body = Buffer.from(queryText ?? JSON.stringify(step.query));
   const headers = forwardedHeaders(Object.entries(step.headers));
   headers["content-type"] ??= "application/json";
   applyCredential(call, headers, step.provider, directives.byokAlias);
