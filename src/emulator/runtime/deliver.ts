@@ -13,7 +13,7 @@ import { type DeliveredStep, recordStep, type ServingStep } from "./log-writer.t
 import type { CachePolicy } from "./step-runner.ts";
 import { pipeConverted, pipeRaw, type StreamConverter } from "./stream-pipe.ts";
 import { passedResponseHeaders } from "./upstreams.ts";
-import { StreamUsage, usageFromBody } from "./usage.ts";
+import { type ResponseUsage, StreamUsage, usageFromBody } from "./usage.ts";
 
 export interface DeliverOptions {
   readonly attempts: number;
@@ -22,6 +22,8 @@ export interface DeliverOptions {
   readonly streaming?: boolean;
   /** Convert a stream instead of passing it through. */
   readonly streamConverter?: StreamConverter;
+  /** Tokens of a buffered answer already read (compat's check); otherwise read from the body. */
+  readonly usage?: ResponseUsage;
 }
 
 /**
@@ -81,9 +83,9 @@ export async function deliverResponse(
       response.end(bytes);
     }
     const ok = upstream.status < 300;
-    const usage = ok
-      ? usageFromBody(serving.provider, serving.model, bytes)
-      : { tokensIn: null, tokensOut: null };
+    const usage = !ok
+      ? { tokensIn: null, tokensOut: null }
+      : (options.usage ?? usageFromBody(serving.provider, serving.model, bytes));
     if (ok && options.cache?.use && !options.streaming) {
       const { services } = call;
       const entry: CachedResponse = {
