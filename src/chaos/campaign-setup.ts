@@ -4,6 +4,8 @@
  * the fault plan for the route's providers, the recorder that keeps one summary per event, and
  * the thin client that calls through the companion Worker with the campaign's low timeouts.
  */
+
+import { createCircuitBreaker } from "../client/breaker.ts";
 import {
   type CallEvent,
   createGatewayClient,
@@ -108,6 +110,11 @@ export function campaignClient(
     recorder,
     deadlineMs: settings.deadlineMs,
     streamIdleTimeoutMs: settings.streamIdleTimeoutMs,
-    breaker: { failureThreshold: 3, cooldownMs: 1_500, windowMs: 10_000, minimumCalls: 10 },
+    breaker: createCircuitBreaker({
+      failureThreshold: 3,
+      cooldownMs: 1_500,
+      windowMs: 10_000,
+      minimumCalls: 10,
+    }),
   });
 }

@@ -9,12 +9,14 @@
  *   timeout, or a 200 whose body cannot be read); the gateway retries and falls back, or the
  *   client moves on to the next steps.
  * - `breaks`: a streamed answer fails after its first byte (cut, stalled, corrupted, without its
- *   end marker, or a 200 that is not a stream). The caller has already been handed part of it, so
- *   the client fails the call instead of retrying: no fallback can save it.
+ *   end marker or finish, an error event, or a 200 that is not a stream). The gateway has already
+ *   answered, so only the client can save the call: it goes on with the steps after the one that
+ *   broke (a `restart` event tells the caller to drop the text shown).
  * - `refuses`: a definitive 400 (context length, content filter); the chain ends, and the call is
  *   answered (the request, not the service, is at fault), though not a success.
  * - `slows`: the answer comes late but whole.
- * - `none`: the kind does not apply to this kind of attempt (a missing end marker on a plain call).
+ * - `none`: the kind does not apply to this kind of attempt (a missing end marker on a plain call,
+ *   a refused prefill on an attempt that sends none).
  */
 import type { FaultKind } from "../emulator/mocks/index.ts";
 
@@ -38,6 +40,9 @@ export const faultEffects: Readonly<
   "stream-stall": { plain: "slows", stream: "breaks" },
   "malformed-chunk": { plain: "fails", stream: "breaks" },
   "missing-done": { plain: "none", stream: "breaks" },
+  "stream-error": { plain: "none", stream: "breaks" },
+  "stream-unfinished": { plain: "none", stream: "breaks" },
+  "prefill-refused": { plain: "none", stream: "none" },
   "context-length": { plain: "refuses", stream: "refuses" },
   "content-filter": { plain: "refuses", stream: "refuses" },
   "empty-body": { plain: "fails", stream: "breaks" },

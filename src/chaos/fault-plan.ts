@@ -1,6 +1,7 @@
 /**
  * @module
- * The campaign's random fault plan: every fault kind the mock providers have, for each provider,
+ * The campaign's random fault plan: every fault kind the mock providers have (but one that only a
+ * continued stream meets), for each provider,
  * as rate-based rules with a seed. A provider's fault rate is spread over the kinds with seeded
  * random weights (every kind gets a share), in a seeded order. The mock checks rules in order and
  * rolls each rule's rate independently, so each rule's rate is set to its share *given that no
@@ -14,6 +15,7 @@ import {
   type FaultRule,
   type FaultSchedule,
   faultKinds,
+  streamOnlyKinds,
 } from "../emulator/mocks/index.ts";
 import { type FaultEffect, faultEffects } from "./fault-effects.ts";
 
@@ -55,7 +57,15 @@ export interface CampaignFaultPlan {
 }
 
 /** Kinds that only match streamed attempts (the mock skips them for plain ones). */
-export const streamOnlyKinds: ReadonlySet<FaultKind> = new Set<FaultKind>(["missing-done"]);
+export { streamOnlyKinds };
+
+/**
+ * Kinds the campaign leaves out: `prefill-refused` only matches a request that continues a
+ * prefill, which the campaign's calls (restart policy) never send, so its share would be lost.
+ */
+export const unplannedKinds: ReadonlySet<FaultKind> = new Set<FaultKind>(["prefill-refused"]);
+
+const plannedKinds = faultKinds.filter((kind) => !unplannedKinds.has(kind));
 
 /** Shuffles a copy of `items` with `random` (Fisher–Yates). */
 function shuffled<T>(items: readonly T[], random: () => number): T[] {
@@ -93,7 +103,7 @@ function ruleFor(
  * Builds the plan. The same input always gives the same plan.
  * @example
  * const plan = planFaults({ providers: [{ provider: "anthropic", rate: 0.3 }], seed: 1, ... });
- * plan.schedule.rules.length; // 17: one rule per fault kind
+ * plan.schedule.rules.length; // 19: one rule per fault kind but prefill-refused
  */
 export function planFaults(input: FaultPlanInput): CampaignFaultPlan {
   const random = createSeededRandom(input.seed);
@@ -102,10 +112,10 @@ export function planFaults(input: FaultPlanInput): CampaignFaultPlan {
   for (const { provider, rate } of input.providers) {
     const order = [
       ...shuffled(
-        faultKinds.filter((kind) => !streamOnlyKinds.has(kind)),
+        plannedKinds.filter((kind) => !streamOnlyKinds.has(kind)),
         random,
       ),
-      ...faultKinds.filter((kind) => streamOnlyKinds.has(kind)),
+      ...plannedKinds.filter((kind) => streamOnlyKinds.has(kind)),
     ];
     const weights = order.map(() => 0.5 + random());
     const total = weights.reduce((sum, weight) => sum + weight, 0);

@@ -4,7 +4,8 @@
  * providers, with seeded random faults of every kind on the route's providers and key rotations
  * during the run. Reports availability against the theoretical 1 − Π p and checks the invariants
  * a user relies on: every call recorded once, no call past its deadline, no unhandled rejection,
- * no key in any output, flat memory, rotations that never fail a call.
+ * no key in any output, flat memory, rotations that never fail a call, streamed calls as available
+ * as plain ones.
  * @example
  * const result = await runCampaign({ config, quick: true });
  * for (const line of renderReport(result)) console.log(line);
@@ -22,6 +23,7 @@ export {
   planFaults,
   plannedEffects,
   streamOnlyKinds,
+  unplannedKinds,
 } from "./fault-plan.ts";
 export * from "./invariants.ts";
 export { type LeakHit, LeakScanner, type Secret } from "./leak-scanner.ts";

@@ -163,3 +163,44 @@ export function checkAvailability(measured: number, expected: number, tolerance:
     detail: `${percent(measured)} measured ≥ ${percent(expected)} expected − ${percent(tolerance)} tolerance`,
   };
 }
+
+/** How far (as a share) streamed availability may fall below plain availability: half a point. */
+export const streamedAvailabilityTolerance = 0.005;
+
+/** Answered calls out of all calls of one kind (plain or streamed). */
+export interface AnsweredShare {
+  readonly answered: number;
+  readonly calls: number;
+}
+
+/**
+ * Streamed calls are about as available as plain ones: the streamed share answered is at most
+ * `tolerance` below the plain one, plus two standard errors of the difference of the two shares
+ * (so a quick run with few streamed calls is not failed by one unlucky call; with thousands of
+ * calls the allowance is a fraction of a point).
+ */
+export function checkStreamedLikePlain(
+  plain: AnsweredShare,
+  stream: AnsweredShare,
+  tolerance: number,
+): Check {
+  const name = "streamed calls are as available as plain ones";
+  if (plain.calls === 0 || stream.calls === 0) {
+    return {
+      name,
+      ok: true,
+      detail: `${stream.calls} streamed, ${plain.calls} plain: nothing to compare`,
+    };
+  }
+  const plainShare = plain.answered / plain.calls;
+  const streamShare = stream.answered / stream.calls;
+  const pooled = (plain.answered + stream.answered) / (plain.calls + stream.calls);
+  const noise = 2 * Math.sqrt(pooled * (1 - pooled) * (1 / plain.calls + 1 / stream.calls));
+  const gap = plainShare - streamShare;
+  const points = (value: number) => `${(value * 100).toFixed(2)}`;
+  return {
+    name,
+    ok: gap <= tolerance + noise,
+    detail: `streamed ${points(streamShare)} % (${stream.calls} calls) vs plain ${points(plainShare)} % (${plain.calls}) · ${gap > 0 ? `${points(gap)} points below` : `${points(-gap)} points above`}, allowed ${points(tolerance)} + ${points(noise)} sampling`,
+  };
+}

@@ -17,10 +17,10 @@ export const theoryExplanation = [
   "The theory counts one attempt per step: a call fails only when every step fails, 1 − Π p.",
   "Retries lift the measure above it: the gateway retries a step before falling back (a step",
   "then fails only when all its attempts do, about pᵏ), and the client re-sends the chain when",
-  "every step failed. A streamed answer that breaks after the caller has read text is",
-  "different: the client fails the call instead of retrying or falling back. The expected",
-  "figure counts every break as such (Σᵢ Π_{j<i} fⱼ · (1 − fᵢ − bᵢ) for streamed calls), a lower",
-  "bound since a stream that breaks before its first text falls back; it is what the check",
+  "every step failed. A streamed answer that breaks after its first byte is past the gateway's",
+  "help but not the client's: it goes on with the steps after the one that broke (a restart",
+  "event tells the caller to drop the text shown), so a break counts as a failure of its step:",
+  "the expected figure is 1 − Π (fᵢ + bᵢ) for streamed calls, blended with plain ones; it is what the check",
   "compares with. A 400 refusal is an answer, not an outage.",
 ];
 
@@ -68,7 +68,7 @@ export function renderReport(result: CampaignResult): string[] {
     "",
     pc.bold("Faults per attempt") +
       pc.dim(
-        " (fails: before answering, the chain moves on · breaks: a stream after its first byte)",
+        " (fails: before answering, the chain moves on · breaks: a stream after its first byte, the client moves on)",
       ),
     ...stepLines(result),
     `  ${result.kinds.injected.length} of ${result.kinds.planned} fault kinds injected: ${kinds}`,
@@ -82,7 +82,7 @@ export function renderReport(result: CampaignResult): string[] {
     pc.bold("Availability"),
     `  measured     ${pc.bold(percent(availability.measured))}  (plain ${percent(availability.measuredPlain)}, streamed ${percent(availability.measuredStream)})`,
     `  theoretical  ${percent(availability.theoretical)}  = 1 − Π p, p = ${failureRates} (injected failure rate per attempt, step by step)`,
-    `  expected     ${percent(availability.expected)}  with stream breaks (streamed calls alone: ${percent(availability.theoreticalStream)})`,
+    `  expected     ${percent(availability.expected)}  with stream breaks as failures (streamed calls alone: ${percent(availability.theoreticalStream)})`,
     ...theoryExplanation.map((line) => pc.dim(`  ${line}`)),
     "",
     pc.bold("Checks"),

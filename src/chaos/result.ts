@@ -19,8 +19,10 @@ import {
   checkNoLeaks,
   checkRecordedOnce,
   checkRotations,
+  checkStreamedLikePlain,
   checkUnhandledRejections,
   type RotationOutcome,
+  streamedAvailabilityTolerance,
 } from "./invariants.ts";
 import type { LeakScanner, SourceCoverage } from "./leak-scanner.ts";
 import type { MachineFigures } from "./machine.ts";
@@ -162,6 +164,11 @@ export function concludeCampaign(conclusion: Conclusion): CampaignResult {
         availability.measured,
         availability.expected,
         settings.availabilityTolerance,
+      ),
+      checkStreamedLikePlain(
+        { answered: calls.plain - calls.failedPlain, calls: calls.plain },
+        { answered: calls.stream - calls.failedStream, calls: calls.stream },
+        streamedAvailabilityTolerance,
       ),
     ],
     machine,

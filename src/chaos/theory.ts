@@ -7,19 +7,19 @@
  * when all of its attempts do, about pᵢᵏ for k attempts, and the client re-sends the chain), so a
  * measured availability at or above 1 − Π pᵢ is what fallback promises.
  *
- * A streamed answer that breaks after the caller has read text cannot be retried or fallen back.
- * (One that breaks before its first text does fall back, so counting every break, as below, gives
- * a lower bound.) With step `i` failing before answering with probability `fᵢ` and breaking
- * with probability `bᵢ`, a call is answered at step `i` when every earlier step failed and step `i`
- * neither failed nor broke: availability = Σᵢ (Π_{j<i} fⱼ)(1 − fᵢ − bᵢ). With every `bᵢ` = 0 this
- * is 1 − Π fᵢ again.
+ * A streamed answer that breaks after its first byte is past the gateway's help (it has answered),
+ * but not past the client's: the client goes on with the steps after the one that broke, and tells
+ * the caller to drop the text shown. With step `i` failing before answering with probability `fᵢ`
+ * and breaking with probability `bᵢ`, a call is answered at step `i` when every earlier step failed
+ * or broke and step `i` did neither: availability = Σᵢ (Π_{j<i} (fⱼ + bⱼ))(1 − fᵢ − bᵢ)
+ * = 1 − Π (fᵢ + bᵢ), so a streamed call is as available as a plain one whose steps fail as often.
  */
 
 /** One step's chances per attempt. */
 export interface StepChances {
   /** Fails before answering (the chain moves on). */
   readonly fails: number;
-  /** Answers, then breaks (the call fails). 0 for plain calls. */
+  /** Answers, then breaks (the client goes on with the next step). 0 for plain calls. */
   readonly breaks: number;
 }
 
@@ -33,17 +33,18 @@ export function theoreticalAvailability(failureRates: readonly number[]): number
 }
 
 /**
- * Σᵢ (Π_{j<i} fⱼ)(1 − fᵢ − bᵢ): the availability of a chain whose steps may also break after
- * answering, one attempt each.
+ * Σᵢ (Π_{j<i} (fⱼ + bⱼ))(1 − fᵢ − bᵢ): the availability of a chain whose steps may also break
+ * after answering, one attempt each, a break moving on to the next step as a failure does.
  * @example
- * chainAvailability([{ fails: 0.2, breaks: 0.1 }, { fails: 0.1, breaks: 0 }]); // 0.7 + 0.2 × 0.9 = 0.88
+ * chainAvailability([{ fails: 0.2, breaks: 0.1 }, { fails: 0.1, breaks: 0 }]); // 0.7 + 0.3 × 0.9 = 0.97
  */
 export function chainAvailability(steps: readonly StepChances[]): number {
   let reached = 1;
   let answered = 0;
   for (const { fails, breaks } of steps) {
-    answered += reached * Math.max(0, 1 - fails - breaks);
-    reached *= fails;
+    const lost = Math.min(1, fails + breaks);
+    answered += reached * (1 - lost);
+    reached *= lost;
   }
   return answered;
 }

@@ -1,21 +1,24 @@
 /**
  * @module
- * A circuit breaker per provider. Closed, it counts outcomes; it opens after `failureThreshold`
- * consecutive failures, or when at least `minimumCalls` outcomes in the last `windowMs` fail at
- * a rate of `failureRateThreshold` or more. Open, the client moves the provider to the end of
- * the chain (or drops it), so calls stop paying for its timeouts. After `cooldownMs` it is
- * half-open: exactly one call at a time (the probe) includes the provider in its usual place; the
- * probe's success closes the circuit, its failure opens it again. Time comes from an injected
- * `now`, so tests drive it without sleeping.
+ * `stepwise/client/breaker`: a circuit breaker per provider and model, for
+ * `createGatewayClient({ breaker: createCircuitBreaker() })`. A separate entry: a client without
+ * one does not carry it.
  *
- * Memory per provider is constant whatever the call rate: the failure-rate window is an
- * {@link OutcomeWindow} of {@link windowBucketCount} time buckets, so it slides one bucket (a
- * tenth of `windowMs`) at a time.
+ * Closed, a circuit counts outcomes; it opens after `failureThreshold` consecutive failures, or
+ * when at least `minimumCalls` outcomes in the last `windowMs` fail at a rate of
+ * `failureRateThreshold` or more. Open, calls move the model to the end of the chain (or drop
+ * it), so they stop paying for its failures. After its cooldown the circuit is half-open: exactly
+ * one call at a time (the probe) sends the model in its usual place. The probe's success closes
+ * the circuit and resets the cooldown to `cooldownMs`; its failure opens it again for twice the
+ * last cooldown, up to `maxCooldownMs`. So a model back after a short outage serves again within
+ * about one base cooldown, and a long outage costs one request per (growing) cooldown.
+ *
+ * Time comes from `now`, so tests drive it without sleeping. Memory per circuit is constant: the
+ * failure-rate window is a ring of {@link windowBucketCount} time buckets.
  */
 
-import { OutcomeWindow } from "./outcome-window.ts";
-
-export { windowBucketCount } from "./outcome-window.ts";
+import { InvalidOptionsError } from "./call-errors.ts";
+import type { RouteStep, StepBreaker } from "./types.ts";
 
 /** A circuit's state. */
 export type BreakerState = "closed" | "open" | "half-open";
@@ -30,9 +33,9 @@ export type BreakerReason =
 
 /** Circuit breaker settings; every field has a default. */
 export interface BreakerOptions {
-  /** Consecutive failures that open the circuit. Default 5. */
+  /** Consecutive failures that open a circuit. Default 5. */
   readonly failureThreshold?: number;
-  /** Failure rate (0–1) over the window that opens the circuit. Default 0.5. */
+  /** Failure rate (0–1) over the window that opens a circuit. Default 0.5. */
   readonly failureRateThreshold?: number;
   /**
    * Length of the failure-rate window, in ms. Default 60 000. The window moves in steps of
@@ -41,28 +44,39 @@ export interface BreakerOptions {
   readonly windowMs?: number;
   /** Outcomes the window needs before its rate counts. Default 10. */
   readonly minimumCalls?: number;
-  /** How long a circuit stays open before a probe, in ms. Default 30 000. */
+  /** How long a circuit first stays open before a probe, in ms. Default 2 000. */
   readonly cooldownMs?: number;
-  /** What calls do with an open provider: try it last (default) or leave it out. */
+  /**
+   * The longest cooldown, which doubles after each failed probe. Default 15 × `cooldownMs`
+   * (30 000 with the default cooldown).
+   */
+  readonly maxCooldownMs?: number;
+  /** What calls do with an open model: try it last (default) or leave it out. */
   readonly whenOpen?: "move-to-end" | "drop";
+  /** Clock in epoch ms. Default: `Date.now`, looked up at call time. */
+  readonly now?: () => number;
 }
 
-/** One change of a circuit's state, as given to `recorder.breaker`. */
+/** One change of a circuit's state, as given to subscribers (and `recorder.breaker`). */
 export interface BreakerTransition {
   /** ISO-8601 time of the change. */
   readonly time: string;
   readonly provider: string;
+  readonly model: string;
   readonly from: BreakerState;
   readonly to: BreakerState;
   readonly reason: BreakerReason;
   readonly consecutiveFailures: number;
   /** Failure rate over the window when the change happened; null with too few outcomes. */
   readonly failureRate: number | null;
+  /** The cooldown of the circuit after the change, in ms. */
+  readonly cooldownMs: number;
 }
 
-/** One provider's circuit, as `client.health()` reports it. */
-export interface ProviderHealth {
+/** One circuit, as `breaker.health()` reports it. */
+export interface CircuitHealth {
   readonly provider: string;
+  readonly model: string;
   readonly state: BreakerState;
   readonly consecutiveFailures: number;
   /** Failure rate over the window; null with fewer than `minimumCalls` outcomes. */
@@ -73,206 +87,307 @@ export interface ProviderHealth {
   readonly openedAt: number | null;
   /** When an open circuit becomes half-open (epoch ms), null unless open. */
   readonly probeAt: number | null;
+  /** How long the circuit stays open the next time it opens (or now, while open), in ms. */
+  readonly cooldownMs: number;
   /** True while a half-open circuit's probe call is in flight. */
   readonly probeInFlight: boolean;
 }
 
-/** What a call may do with a provider right now. */
+/** What a call may do with a model right now. */
 export type Admission =
   | { readonly kind: "allow" }
   | { readonly kind: "probe"; readonly token: number }
   | { readonly kind: "open" };
 
-interface Circuit {
-  state: BreakerState;
-  consecutiveFailures: number;
-  /** Outcomes of the last `windowMs`, for the failure rate. */
-  readonly window: OutcomeWindow;
-  openedAt: number | null;
-  probeToken: number | null;
+/** A circuit breaker per provider and model, with the calls the client makes of it. */
+export interface CircuitBreaker extends StepBreaker {
+  readonly settings: Required<Omit<BreakerOptions, "now">>;
+  /**
+   * Whether a call may send the model in its usual place. A half-open circuit admits one probe
+   * at a time; the call must later `recordOutcome` with the token, or `releaseProbe` it.
+   */
+  admit(provider: string, model: string): Admission;
+  /** Counts one outcome (a half-open circuit counts only its probe's, by token). */
+  recordOutcome(provider: string, model: string, ok: boolean, probeToken?: number): void;
+  /** Frees a probe that ended without telling anything about the model. */
+  releaseProbe(provider: string, model: string, token: number): void;
+  /** The circuit's state now (an open circuit past its cooldown turns half-open here). */
+  state(provider: string, model: string): BreakerState;
+  /** Every circuit seen so far, keyed `provider/model`. */
+  health(): Record<string, CircuitHealth>;
+  /** Buckets a circuit's window holds: at most {@link windowBucketCount}, whatever the traffic. */
+  storedBuckets(provider: string, model: string): number;
+  /** Calls `listener` with every state change; returns a function that stops it. */
+  subscribe(listener: (transition: BreakerTransition) => void): () => void;
 }
 
-type Settings = Required<BreakerOptions>;
+/** Time buckets per circuit that make up the failure-rate window. */
+export const windowBucketCount = 10;
 
-export const defaultBreakerOptions: Settings = {
+export const defaultBreakerOptions: Required<Omit<BreakerOptions, "now">> = {
   failureThreshold: 5,
   failureRateThreshold: 0.5,
   windowMs: 60_000,
   minimumCalls: 10,
-  cooldownMs: 30_000,
+  cooldownMs: 2_000,
+  maxCooldownMs: 30_000,
   whenOpen: "move-to-end",
 };
 
-const allowed: Admission = { kind: "allow" };
+interface Circuit {
+  readonly provider: string;
+  readonly model: string;
+  state: BreakerState;
+  consecutiveFailures: number;
+  /** A ring indexed by `slot % windowBucketCount`: outcomes per slice of the window. */
+  readonly buckets: { slot: number; successes: number; failures: number }[];
+  openedAt: number | null;
+  cooldownMs: number;
+  probeToken: number | null;
+}
 
-/** Per-provider circuits sharing one clock and one transition listener. */
-export class CircuitBreaker {
-  readonly settings: Settings;
-  readonly #circuits = new Map<string, Circuit>();
-  readonly #now: () => number;
-  readonly #onTransition: (transition: BreakerTransition) => void;
-  #nextToken = 1;
-
-  constructor(
-    options: BreakerOptions,
-    now: () => number,
-    onTransition: (transition: BreakerTransition) => void,
-  ) {
-    this.settings = { ...defaultBreakerOptions, ...definedOnly(options) };
-    this.#now = now;
-    this.#onTransition = onTransition;
+/**
+ * Creates a circuit breaker.
+ * @throws InvalidOptionsError naming each setting out of range.
+ * @example
+ * import { createCircuitBreaker } from "stepwise/client/breaker";
+ * const breaker = createCircuitBreaker({ cooldownMs: 2_000 });
+ * const client = createGatewayClient({ accountId, gatewayId, routes, breaker });
+ * breaker.health()["anthropic/claude-sonnet-4-5"]?.state; // "closed"
+ */
+export function createCircuitBreaker(options: BreakerOptions = {}): CircuitBreaker {
+  const settings = { ...defaultBreakerOptions };
+  for (const [name, value] of Object.entries(options)) {
+    if (value !== undefined && name !== "now") Object.assign(settings, { [name]: value });
   }
+  if (options.maxCooldownMs === undefined) settings.maxCooldownMs = 15 * settings.cooldownMs;
+  const problems = settingProblems(settings);
+  if (problems.length > 0) {
+    throw new InvalidOptionsError({ message: `createCircuitBreaker: ${problems.join("; ")}.` });
+  }
+  const circuits = new Map<string, Circuit>();
+  const listeners = new Set<(transition: BreakerTransition) => void>();
+  const bucketMs = settings.windowMs / windowBucketCount;
+  const now = () => (options.now ?? Date.now)();
+  let nextToken = 1;
 
-  /**
-   * Whether a call may include `provider` in its usual place. A half-open circuit admits one
-   * probe at a time; the call must later `record` with the token, or `releaseProbe` it.
-   */
-  admit(provider: string): Admission {
-    const circuit = this.#current(provider);
-    if (circuit.state === "closed") return allowed;
-    if (circuit.state === "half-open" && circuit.probeToken === null) {
-      circuit.probeToken = this.#nextToken++;
-      return { kind: "probe", token: circuit.probeToken };
+  const counts = (circuit: Circuit, time: number) => {
+    const current = Math.floor(time / bucketMs);
+    let calls = 0;
+    let failures = 0;
+    for (const bucket of circuit.buckets) {
+      if (bucket.slot > current - windowBucketCount && bucket.slot <= current) {
+        calls += bucket.successes + bucket.failures;
+        failures += bucket.failures;
+      }
     }
-    return { kind: "open" };
-  }
+    return { calls, failures, rate: calls < settings.minimumCalls ? null : failures / calls };
+  };
 
-  /**
-   * Counts one outcome. Closed circuits count every outcome; a half-open circuit only its
-   * probe's (pass the token `admit` gave); an open circuit ignores outcomes.
-   */
-  record(provider: string, ok: boolean, probeToken?: number): void {
-    const circuit = this.#current(provider);
-    const now = this.#now();
-    if (circuit.state === "half-open") {
-      if (probeToken === undefined || circuit.probeToken !== probeToken) return;
-      circuit.probeToken = null;
-      if (ok) this.#close(provider, circuit);
-      else this.#open(provider, circuit, "probe_failed", now);
-      return;
-    }
-    if (circuit.state === "open") return;
-    circuit.window.record(ok, now);
-    circuit.consecutiveFailures = ok ? 0 : circuit.consecutiveFailures + 1;
-    if (ok) return;
-    if (circuit.consecutiveFailures >= this.settings.failureThreshold) {
-      this.#open(provider, circuit, "consecutive_failures", now);
-      return;
-    }
-    const rate = this.#failureRate(circuit, now);
-    if (rate !== null && rate >= this.settings.failureRateThreshold) {
-      this.#open(provider, circuit, "failure_rate", now);
-    }
-  }
-
-  /** Frees a probe that ended without telling anything about the provider. */
-  releaseProbe(provider: string, token: number): void {
-    const circuit = this.#circuits.get(provider);
-    if (circuit?.state === "half-open" && circuit.probeToken === token) circuit.probeToken = null;
-  }
-
-  /** The circuit's state now (an open circuit past its cooldown turns half-open here). */
-  state(provider: string): BreakerState {
-    return this.#current(provider).state;
-  }
-
-  /**
-   * Buckets the provider's window holds (at most {@link windowBucketCount}, whatever the
-   * traffic); 0 for a provider not seen yet. For tests and diagnostics.
-   */
-  storedBuckets(provider: string): number {
-    return this.#circuits.get(provider)?.window.storedBuckets ?? 0;
-  }
-
-  /** Every named provider's circuit, plus any other provider seen so far. */
-  health(providers: Iterable<string>): Record<string, ProviderHealth> {
-    const names = new Set([...providers, ...this.#circuits.keys()]);
-    const report: Record<string, ProviderHealth> = {};
-    for (const provider of [...names].sort()) {
-      const circuit = this.#current(provider);
-      const now = this.#now();
-      report[provider] = {
-        provider,
-        state: circuit.state,
-        consecutiveFailures: circuit.consecutiveFailures,
-        failureRate: this.#failureRate(circuit, now),
-        windowCalls: circuit.window.counts(now).calls,
-        openedAt: circuit.openedAt,
-        probeAt:
-          circuit.state === "open" && circuit.openedAt !== null
-            ? circuit.openedAt + this.settings.cooldownMs
-            : null,
-        probeInFlight: circuit.probeToken !== null,
-      };
-    }
-    return report;
-  }
-
-  #current(provider: string): Circuit {
-    let circuit = this.#circuits.get(provider);
-    if (circuit === undefined) {
-      circuit = {
-        state: "closed",
-        consecutiveFailures: 0,
-        window: new OutcomeWindow(this.settings.windowMs),
-        openedAt: null,
-        probeToken: null,
-      };
-      this.#circuits.set(provider, circuit);
-    }
-    const now = this.#now();
-    if (
-      circuit.state === "open" &&
-      circuit.openedAt !== null &&
-      now - circuit.openedAt >= this.settings.cooldownMs
-    ) {
-      this.#move(provider, circuit, "half-open", "cooldown_elapsed", now);
-    }
-    return circuit;
-  }
-
-  #open(provider: string, circuit: Circuit, reason: BreakerReason, now: number): void {
-    circuit.openedAt = now;
-    this.#move(provider, circuit, "open", reason, now);
-  }
-
-  #close(provider: string, circuit: Circuit): void {
-    const now = this.#now();
-    this.#move(provider, circuit, "closed", "probe_succeeded", now);
-    circuit.consecutiveFailures = 0;
-    circuit.window.clear();
-    circuit.openedAt = null;
-  }
-
-  #move(
-    provider: string,
-    circuit: Circuit,
-    to: BreakerState,
-    reason: BreakerReason,
-    now: number,
-  ): void {
+  const move = (circuit: Circuit, to: BreakerState, reason: BreakerReason, time: number) => {
     const from = circuit.state;
     circuit.state = to;
-    this.#onTransition({
-      time: new Date(now).toISOString(),
-      provider,
+    const transition: BreakerTransition = {
+      time: new Date(time).toISOString(),
+      provider: circuit.provider,
+      model: circuit.model,
       from,
       to,
       reason,
       consecutiveFailures: circuit.consecutiveFailures,
-      failureRate: this.#failureRate(circuit, now),
-    });
-  }
+      failureRate: counts(circuit, time).rate,
+      cooldownMs: circuit.cooldownMs,
+    };
+    for (const listener of listeners) {
+      try {
+        listener(transition);
+      } catch {
+        // A listener that throws never breaks the call that changed the circuit.
+      }
+    }
+  };
 
-  #failureRate(circuit: Circuit, now: number): number | null {
-    const { calls, failures } = circuit.window.counts(now);
-    if (calls < this.settings.minimumCalls) return null;
-    return failures / calls;
-  }
+  const open = (circuit: Circuit, reason: BreakerReason, time: number) => {
+    circuit.openedAt = time;
+    move(circuit, "open", reason, time);
+  };
+
+  /** The circuit of a model (created closed); an open one past its cooldown turns half-open. */
+  const circuitOf = (provider: string, model: string): Circuit => {
+    const key = `${provider}/${model}`;
+    let circuit = circuits.get(key);
+    if (circuit === undefined) {
+      circuit = {
+        provider,
+        model,
+        state: "closed",
+        consecutiveFailures: 0,
+        buckets: [],
+        openedAt: null,
+        cooldownMs: settings.cooldownMs,
+        probeToken: null,
+      };
+      circuits.set(key, circuit);
+    }
+    const time = now();
+    if (circuit.state === "open" && time - (circuit.openedAt ?? time) >= circuit.cooldownMs) {
+      move(circuit, "half-open", "cooldown_elapsed", time);
+    }
+    return circuit;
+  };
+
+  const admit = (provider: string, model: string): Admission => {
+    const circuit = circuitOf(provider, model);
+    if (circuit.state === "closed") return { kind: "allow" };
+    if (circuit.state === "half-open" && circuit.probeToken === null) {
+      circuit.probeToken = nextToken++;
+      return { kind: "probe", token: circuit.probeToken };
+    }
+    return { kind: "open" };
+  };
+
+  const recordOutcome = (provider: string, model: string, ok: boolean, probeToken?: number) => {
+    const circuit = circuitOf(provider, model);
+    const time = now();
+    if (circuit.state === "half-open") {
+      if (probeToken === undefined || circuit.probeToken !== probeToken) return;
+      circuit.probeToken = null;
+      if (ok) {
+        circuit.consecutiveFailures = 0;
+        circuit.buckets.length = 0;
+        circuit.openedAt = null;
+        circuit.cooldownMs = settings.cooldownMs;
+        move(circuit, "closed", "probe_succeeded", time);
+      } else {
+        circuit.cooldownMs = Math.min(settings.maxCooldownMs, circuit.cooldownMs * 2);
+        open(circuit, "probe_failed", time);
+      }
+      return;
+    }
+    if (circuit.state === "open") return;
+    const slot = Math.floor(time / bucketMs);
+    const index = ((slot % windowBucketCount) + windowBucketCount) % windowBucketCount;
+    // Fill holes so the ring never holds more than windowBucketCount entries.
+    while (circuit.buckets.length < index)
+      circuit.buckets.push({ slot: -Infinity, successes: 0, failures: 0 });
+    let bucket = circuit.buckets[index];
+    if (bucket === undefined || bucket.slot !== slot) {
+      bucket = { slot, successes: 0, failures: 0 };
+      circuit.buckets[index] = bucket;
+    }
+    if (ok) {
+      bucket.successes++;
+      circuit.consecutiveFailures = 0;
+      return;
+    }
+    bucket.failures++;
+    circuit.consecutiveFailures++;
+    if (circuit.consecutiveFailures >= settings.failureThreshold) {
+      open(circuit, "consecutive_failures", time);
+      return;
+    }
+    const rate = counts(circuit, time).rate;
+    if (rate !== null && rate >= settings.failureRateThreshold) open(circuit, "failure_rate", time);
+  };
+
+  const releaseProbe = (provider: string, model: string, token: number) => {
+    const circuit = circuits.get(`${provider}/${model}`);
+    if (circuit?.state === "half-open" && circuit.probeToken === token) circuit.probeToken = null;
+  };
+
+  return {
+    settings,
+    admit,
+    recordOutcome,
+    releaseProbe,
+    order<Step extends RouteStep>(
+      steps: readonly Step[],
+      probes: Map<string, number>,
+    ): readonly Step[] {
+      const back: Step[] = [];
+      const front: Step[] = [];
+      const admitted = new Map<string, boolean>();
+      for (const step of steps) {
+        const key = `${step.provider}/${step.model}`;
+        let ok = admitted.get(key) ?? probes.has(key);
+        if (!admitted.has(key) && !ok) {
+          const admission = admit(step.provider, step.model);
+          if (admission.kind === "probe") probes.set(key, admission.token);
+          ok = admission.kind !== "open";
+        }
+        admitted.set(key, ok);
+        (ok ? front : back).push(step);
+      }
+      if (back.length === 0) return steps;
+      return settings.whenOpen === "drop" && front.length > 0 ? front : [...front, ...back];
+    },
+    record(step: RouteStep, ok: boolean, probes: Map<string, number>) {
+      recordOutcome(step.provider, step.model, ok, probes.get(`${step.provider}/${step.model}`));
+    },
+    release(probes: Map<string, number>) {
+      for (const [key, token] of probes) {
+        const circuit = circuits.get(key);
+        if (circuit !== undefined) releaseProbe(circuit.provider, circuit.model, token);
+      }
+      probes.clear();
+    },
+    state: (provider, model) => circuitOf(provider, model).state,
+    health() {
+      const report: Record<string, CircuitHealth> = {};
+      for (const key of [...circuits.keys()].sort()) {
+        const circuit = circuitOf(circuits.get(key)!.provider, circuits.get(key)!.model);
+        const { calls, rate } = counts(circuit, now());
+        report[key] = {
+          provider: circuit.provider,
+          model: circuit.model,
+          state: circuit.state,
+          consecutiveFailures: circuit.consecutiveFailures,
+          failureRate: rate,
+          windowCalls: calls,
+          openedAt: circuit.openedAt,
+          probeAt:
+            circuit.state === "open" && circuit.openedAt !== null
+              ? circuit.openedAt + circuit.cooldownMs
+              : null,
+          cooldownMs: circuit.cooldownMs,
+          probeInFlight: circuit.probeToken !== null,
+        };
+      }
+      return report;
+    },
+    storedBuckets: (provider, model) => circuits.get(`${provider}/${model}`)?.buckets.length ?? 0,
+    subscribe(listener) {
+      listeners.add(listener);
+      return () => listeners.delete(listener);
+    },
+  };
 }
 
-function definedOnly(options: BreakerOptions): Partial<Settings> {
-  return Object.fromEntries(
-    Object.entries(options).filter(([, value]) => value !== undefined),
-  ) as Partial<Settings>;
+function settingProblems(settings: Required<Omit<BreakerOptions, "now">>): string[] {
+  const problems: string[] = [];
+  const rate = settings.failureRateThreshold;
+  if (!(rate > 0 && rate <= 1)) {
+    problems.push(`failureRateThreshold must be above 0 and at most 1, got ${rate}`);
+  }
+  for (const name of [
+    "failureThreshold",
+    "minimumCalls",
+    "windowMs",
+    "cooldownMs",
+    "maxCooldownMs",
+  ] as const) {
+    const value = settings[name];
+    if (!(Number.isInteger(value) && value > 0)) {
+      problems.push(`${name} must be a positive whole number, got ${value}`);
+    }
+  }
+  if (settings.maxCooldownMs < settings.cooldownMs) {
+    problems.push(
+      `maxCooldownMs (${settings.maxCooldownMs}) must be at least cooldownMs (${settings.cooldownMs})`,
+    );
+  }
+  if (settings.whenOpen !== "move-to-end" && settings.whenOpen !== "drop") {
+    problems.push(`whenOpen must be "move-to-end" or "drop", got ${String(settings.whenOpen)}`);
+  }
+  return problems;
 }

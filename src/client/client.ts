@@ -1,23 +1,28 @@
 /**
  * @module
- * `createGatewayClient`: the thin client's entry point. Run-time dependency free (only `fetch`
+ * `createGatewayClient`: the thin client's entry point. It checks its options once, prepares each
+ * route's steps and the headers every call shares, starts loading the code of the routes'
+ * provider formats, and hands each call to {@link Call}. Run-time dependency free (only `fetch`
  * and web platform APIs), so it runs in Node, Workers and browsers.
  */
 
-import type { ProviderHealth } from "./breaker.ts";
-import { runChat } from "./chat.ts";
-import { createClientFetch } from "./client-fetch.ts";
-import { createContext } from "./context.ts";
+import type { RouteConfig, StepConfig } from "../config/schema.ts";
+import { isKnownProvider, loadProvider, providerSlugs } from "../providers/catalog.ts";
+import type { ProviderAdapter } from "../providers/types.ts";
+import type { BudgetLedger } from "../routes/budget-ledger.ts";
+import { costModule, createCall, failoverModule, recordModule } from "./call.ts";
+import { choiceProblem, choices, throwProblems, wholeNumberProblem } from "./call-errors.ts";
+import { callSafely } from "./recorder.ts";
 import { startStream } from "./stream.ts";
 import type {
   ChatOptions,
   ChatResponse,
   ChatStream,
-  FetchFunction,
   GatewayClientOptions,
+  StreamBreakPolicy,
 } from "./types.ts";
 
-/** A client for one AI Gateway. */
+/** A client for one gateway. */
 export interface GatewayClient {
   /**
    * Sends a chat request over a route and returns the normalised answer with the step that
@@ -27,25 +32,52 @@ export interface GatewayClient {
    */
   chat(options: ChatOptions): Promise<ChatResponse>;
   /**
-   * Streams a chat answer: iterate for deltas, then `await stream.result`. A stream that ends
-   * before its end marker fails with `IncompleteStreamError`.
+   * Streams a chat answer: iterate for deltas, then `await stream.result`. A stream that breaks
+   * after text reached the caller goes on with the remaining steps (see `onStreamBreak`).
    */
   stream(options: ChatOptions): ChatStream;
-  /**
-   * A `fetch` for other SDKs: adds the gateway token and an event id to gateway requests and
-   * records one event (mode `fetch`) per call with the step the gateway reports.
-   */
-  readonly fetch: FetchFunction;
   /** The URL of a path under the gateway, e.g. `url("compat")` for the OpenAI SDK's `baseURL`. */
   url(path?: string): string;
-  /** Every route provider's circuit: state, failures, failure rate, probe time. */
-  health(): Record<string, ProviderHealth>;
+}
+
+/** Cloudflare's AI Gateway origin. */
+export const defaultBaseUrl = "https://gateway.ai.cloudflare.com";
+
+/** A route step as a call uses it: the configured step and its index in the route. */
+export interface RouteEntry extends StepConfig {
+  readonly index: number;
+}
+
+/** A route, checked and prepared once. */
+export interface PreparedRoute {
+  readonly name: string;
+  readonly steps: readonly RouteEntry[];
+  readonly deadlineMs: number | undefined;
+  readonly onStreamBreak: StreamBreakPolicy | undefined;
+  /** The `cf-aig-metadata` header every call of the route sends (see `settings.ts`). */
+  readonly metadata: string;
+  /** The route as configured: its chains and policy, for `call-policy.ts`. */
+  readonly config: RouteConfig;
+}
+
+/** What every call of one client shares. */
+export interface ClientState {
+  readonly options: GatewayClientOptions;
+  /** `${baseUrl}/v1/${accountId}/${gatewayId}`: the universal endpoint and every path's prefix. */
+  readonly gatewayUrl: string;
+  readonly routes: ReadonlyMap<string, PreparedRoute>;
+  /** Headers every call sends (JSON body, token, the client's extra headers and timeout). */
+  readonly headers: Readonly<Record<string, string>>;
+  /** Provider adapters by slug (and `compat`), loaded with their format's code on first use. */
+  readonly adapters: Map<string, ProviderAdapter>;
+  /** What the routes' policy budgets spent (made by `call-policy.ts` with the first policy call). */
+  budgetLedger?: BudgetLedger;
 }
 
 /**
  * Creates a client for one gateway.
  * @throws InvalidOptionsError when ids are missing, a route is empty, a provider is unknown or a
- * number is out of range.
+ * number is out of range, naming every problem at once.
  * @example
  * const { config } = await loadConfig({ stack: "dev" });
  * const gateway = config.gateways[0];
@@ -56,37 +88,116 @@ export interface GatewayClient {
  *   routes: gateway.routes,
  *   prices: config.models,
  *   recorder: memoryRecorder(),
+ *   breaker: createCircuitBreaker(), // from "stepwise/client/breaker"
  * });
  * const answer = await client.chat({ route: "default", messages: [{ role: "user", content: "Hi" }] });
  * console.log(answer.text, answer.served.provider, answer.served.index);
  */
 export function createGatewayClient(options: GatewayClientOptions): GatewayClient {
-  const context = createContext(options);
-  const providers = () =>
-    [...context.routes.values()].flatMap((route) => route.steps.map((step) => step.provider));
+  const problems: string[] = [];
+  for (const name of ["accountId", "gatewayId"] as const) {
+    if (!String(options[name] ?? "").trim())
+      problems.push(`${name} is missing (see config.accountId, config.gateways[0].id)`);
+  }
+  const { baseUrl = defaultBaseUrl, breaker, recorder } = options;
+  if (!/^https?:\/\/[^/]/.test(baseUrl))
+    problems.push(`baseUrl must be an http(s) URL, got "${baseUrl}"`);
+  // Every timing and count (`…Ms`, `maxAttempts`) is a whole number: retry delays from 0, the rest from 1.
+  for (const [name, value] of Object.entries(options)) {
+    if (/Ms$|Attempts$/.test(name))
+      wholeNumberProblem(problems, name, value, /etryDelay/.test(name) ? 0 : 1);
+  }
+  choiceProblem(problems, "mode", options.mode, choices.mode);
+  choiceProblem(problems, "onStreamBreak", options.onStreamBreak, choices.onStreamBreak);
+  const routes = new Map<string, PreparedRoute>();
+  const adapters = new Map<string, ProviderAdapter>();
+  for (const [name, input] of Object.entries(options.routes ?? {})) {
+    const route: Partial<RouteConfig> = Array.isArray(input)
+      ? { steps: input }
+      : (input as RouteConfig);
+    const steps = (route?.steps ?? []).map((step: StepConfig, index: number) => {
+      if (!isKnownProvider(step.provider)) {
+        problems.push(
+          `route "${name}" step ${index}: unknown provider "${step.provider}" (known: ${providerSlugs.join(", ")}, custom-<slug>)`,
+        );
+      } else if (!adapters.has(step.provider)) {
+        // Start loading the provider's format now, so the first call need not wait for it.
+        loadProvider(step.provider).then(
+          (adapter) => adapters.set(step.provider, adapter),
+          () => undefined,
+        );
+      }
+      return { ...step, index };
+    });
+    if (steps.length === 0) problems.push(`route "${name}" has no steps`);
+    // A hand-written policy route: every chain's providers known, every chain its rules use declared.
+    const chains = route.chains ?? {};
+    for (const [chain, chainSteps] of Object.entries(chains)) {
+      for (const [index, step] of chainSteps.entries()) {
+        if (!isKnownProvider(step.provider))
+          problems.push(
+            `route "${name}" chain "${chain}" step ${index}: unknown provider "${step.provider}"`,
+          );
+      }
+    }
+    for (const rule of route.policy ?? []) {
+      for (const used of [rule.use, rule.budget?.over, ...Object.keys(rule.split ?? {})]) {
+        if (used && used !== "default" && !(used in chains))
+          problems.push(
+            `route "${name}": its policy names chain "${used}", which it does not declare; add it under chains`,
+          );
+      }
+    }
+    wholeNumberProblem(problems, `route "${name}" deadlineMs`, route.deadlineMs, 1);
+    choiceProblem(
+      problems,
+      `route "${name}" onStreamBreak`,
+      route.onStreamBreak,
+      choices.onStreamBreak,
+    );
+    routes.set(name, {
+      name,
+      steps,
+      deadlineMs: route.deadlineMs,
+      onStreamBreak: route.onStreamBreak,
+      metadata: JSON.stringify({ route: name }),
+      config: route as RouteConfig,
+    });
+  }
+  throwProblems("createGatewayClient", problems);
+  const headers: Record<string, string> = {
+    ...options.headers,
+    "content-type": "application/json",
+  };
+  if (options.gatewayToken !== undefined)
+    headers["cf-aig-authorization"] = `Bearer ${options.gatewayToken}`;
+  if (options.requestTimeoutMs !== undefined)
+    headers["cf-aig-request-timeout"] = String(options.requestTimeoutMs);
+  const state: ClientState = {
+    options,
+    gatewayUrl: gatewayUrlOf(options),
+    routes,
+    headers,
+    adapters,
+  };
+  // Failover and recording load now, off the first call's path (a failure then never waits).
+  failoverModule.load().catch(() => undefined);
+  if (recorder) recordModule.load().catch(() => undefined);
+  if (options.prices || options.mode === "dynamic") costModule.load().catch(() => undefined);
+  if (breaker?.subscribe && recorder?.breaker) {
+    breaker.subscribe((transition) =>
+      callSafely(() => recorder.breaker?.(transition), options.onRecorderError),
+    );
+  }
   return {
-    chat: (chatOptions) => runChat(context, chatOptions),
-    stream: (chatOptions) => startStream(context, chatOptions),
-    fetch: createClientFetch(context),
-    url: (path = "") =>
-      path === "" ? context.gatewayUrl : `${context.gatewayUrl}/${path.replace(/^\/+/, "")}`,
-    health: () => context.breaker?.health(providers()) ?? closedHealth(providers()),
+    chat: (call) => createCall(state, call).run(),
+    stream: (call) => startStream(state, call),
+    url: (path = "") => state.gatewayUrl + (path && `/${path.replace(/^\/+/, "")}`),
   };
 }
 
-function closedHealth(providers: readonly string[]): Record<string, ProviderHealth> {
-  const report: Record<string, ProviderHealth> = {};
-  for (const provider of [...new Set(providers)].sort()) {
-    report[provider] = {
-      provider,
-      state: "closed",
-      consecutiveFailures: 0,
-      failureRate: null,
-      windowCalls: 0,
-      openedAt: null,
-      probeAt: null,
-      probeInFlight: false,
-    };
-  }
-  return report;
+/** `${baseUrl}/v1/${accountId}/${gatewayId}`: the gateway's universal endpoint. */
+export function gatewayUrlOf(options: GatewayClientOptions): string {
+  const baseUrl = (options.baseUrl ?? defaultBaseUrl).replace(/\/+$/, "");
+  return `${baseUrl}/v1/${encodeURIComponent(options.accountId)}/${encodeURIComponent(options.gatewayId)}`;
 }

@@ -1,7 +1,8 @@
 /**
  * @module
- * The client's error tree, in one import. Every error extends {@link GatewayError} (a
- * `StepwiseError`), has a stable `code` and `isRetryable`, and a message that says the fix.
+ * `stepwise/client/errors`: the client's error tree. Every error extends {@link GatewayError} (a `StepwiseError`), has a
+ * stable `code`, `isRetryable`, and a message that says the fix. `XxxError.isInstance(value)`
+ * works across copies of the package.
  *
  * | class | code | retryable |
  * |---|---|---|
@@ -18,39 +19,9 @@
  * | `OutputRejectedError` | `output_rejected` | no |
  * | `UnknownRouteError` | `unknown_route` | no |
  * | `InvalidOptionsError` | `invalid_options` | no |
+ * | `AllStepsAtCapError` | `all_steps_at_cap` | yes (`retryAfterMs`; no request was sent) |
  */
-export {
-  ApiCallError,
-  type ApiCallErrorOptions,
-  AuthenticationError,
-  type FromResponseOptions,
-  isRetryableStatus,
-  maxResponseBodyLength,
-  parseRetryAfter,
-  RateLimitedError,
-  type RateLimitedErrorOptions,
-} from "./errors/api-call-error.ts";
-export {
-  GatewayError,
-  type GatewayErrorOptions,
-  type StepReference,
-} from "./errors/gateway-error.ts";
-export {
-  AllStepsFailedError,
-  IncompleteStreamError,
-  type IncompleteStreamErrorOptions,
-  InvalidResponseError,
-  type InvalidResponseErrorOptions,
-  OutputRejectedError,
-  type OutputRejection,
-  type StepFailure,
-} from "./errors/result-errors.ts";
-export {
-  AbortedError,
-  DeadlineExceededError,
-  type DeadlineExceededErrorOptions,
-  NetworkError,
-  TimeoutError,
-  type TimeoutErrorOptions,
-} from "./errors/transport-errors.ts";
-export { InvalidOptionsError, UnknownRouteError } from "./errors/usage-errors.ts";
+
+export * from "./answer-errors.ts";
+export * from "./call-errors.ts";
+export { AllStepsAtCapError, type AllStepsAtCapErrorOptions } from "./limits/at-cap-error.ts";

@@ -58,6 +58,56 @@ export interface CallEvent {
    * and for a dynamic call (the gateway decides there). `step` then counts within the chain.
    */
   policy?: PolicyOutcome;
+  /**
+   * Steps that failed on the way to the answer (or to the failure), in the order tried, with where
+   * each broke; absent when the first step tried answered. A step the gateway passed over without
+   * a detail has `status` and `errorCode` null.
+   */
+  failedSteps?: FailedStep[];
+  /**
+   * Characters of streamed text the caller was told to discard (`restart` deltas) because the step
+   * that sent them broke mid-stream; absent when none was.
+   */
+  discardedChars?: number;
+  /**
+   * Steps left out of an attempt because they were at their provider's quota or a configured cap
+   * (`limits`), with why (`requests_at_cap`, `tokens_at_cap`, `retry_after`, `rpm_cap`,
+   * `tpm_cap`); once per step and reason; absent when none was.
+   */
+  skippedSteps?: SteeredStepRecord[];
+  /**
+   * Steps moved behind others because the Worker's `GET /health` said they were `down` or
+   * `degraded`, or because they are in `probation` after a recovery (`health`); absent when none was.
+   */
+  demotedSteps?: SteeredStepRecord[];
+  /** The hedges of the call's attempts (routes with `hedge`), in order; absent when none was due. */
+  hedges?: HedgeRecord[];
+}
+
+/** A step skipped or demoted before an attempt, as `skippedSteps` and `demotedSteps` list it. */
+export interface SteeredStepRecord {
+  step: number;
+  provider: string;
+  model: string;
+  reason: string;
+}
+
+/** One hedge: the request sent to the steps after the first when no answer had started. */
+export interface HedgeRecord {
+  /** The route step the hedged request started with. */
+  step: number;
+  provider: string;
+  model: string;
+  /** ms after the attempt's first request when the hedge was due. */
+  afterMs: number;
+  /** False when the route's cost cap, or a missing price, kept it from being sent. */
+  sent: boolean;
+  /** Why it was not sent: `cost_cap` or `unpriced`. */
+  reason?: "cost_cap" | "unpriced";
+  /** Whose answer the attempt kept: the first request's, the hedge's, or none (both failed). */
+  kept: "primary" | "hedge" | "none";
+  /** Estimated USD of the answer dropped (its prompt at its first step's input price); 0 if unsent. */
+  extraCost: number;
 }
 
 /** A routing policy's decision for one call, as `CallEvent.policy` records it. */
@@ -71,4 +121,22 @@ export interface PolicyOutcome {
    * absent when the rule has no budget.
    */
   budget?: "within" | "over";
+}
+
+/** One step that failed during a call, as `CallEvent.failedSteps` lists it. */
+export interface FailedStep {
+  /** 0-based index of the step in the route. */
+  step: number;
+  provider: string;
+  model: string;
+  /** HTTP status of the step's answer; null when there was none or the gateway gave no detail. */
+  status: number | null;
+  /** The step's error code (`incomplete_stream`, `timeout`, `api_call_error`…), or null. */
+  errorCode: string | null;
+  /**
+   * Where it broke: `request` (an error answer or none), `stream` (a 2xx stream that broke before
+   * any text reached the caller), `mid-stream` (after text reached the caller) or `answer` (a
+   * complete answer that could not be read or that the validator rejected).
+   */
+  at: "request" | "stream" | "mid-stream" | "answer";
 }

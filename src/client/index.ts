@@ -2,10 +2,19 @@
  * @module
  * The thin client: universal or dynamic-route chat calls through Cloudflare AI Gateway (or the
  * emulator, or the companion Worker), which step served each call, one recorded event per call,
- * a circuit breaker per provider, and typed errors. Run-time dependency free: `fetch` only.
+ * failover that carries on mid-stream, and typed errors. Run-time dependency free: `fetch` only.
+ *
+ * Separate entries keep what a call does not need out of an app's bundle: the circuit breaker
+ * (`stepwise/client/breaker`), provider limits (`stepwise/client/limits`), health steering from the
+ * companion Worker's `GET /health` (`stepwise/client/health`), the recorded `fetch` for other SDKs (`stepwise/client/fetch`), the
+ * whole error tree (`stepwise/client/errors`; this entry exports the errors a call throws before
+ * any answer: `GatewayError`, `InvalidOptionsError`, `UnknownRouteError`, `DeadlineExceededError`,
+ * `AbortedError`) and the JSON-lines file recorder (`stepwise/client/node`). `memoryRecorder` and
+ * `callbackRecorder` are left out of a bundle that does not use them. Within the client, reading
+ * streams, each provider format and what happens after a failure load on first use.
  *
  * @example
- * import { createGatewayClient, memoryRecorder } from "stepwise/client";
+ * import { createGatewayClient } from "stepwise/client";
  *
  * const client = createGatewayClient({
  *   accountId: "0123456789abcdef0123456789abcdef",
@@ -17,31 +26,28 @@
  * answer.served; // { index: 0, provider: "openai", model: "gpt-4o-mini", cached: false, ... }
  *
  * @example
- * // Streaming
+ * // Streaming: a `restart` delta says how much of the text shown to drop when a step broke.
  * const stream = client.stream({ route: "default", messages });
- * for await (const delta of stream) if (delta.type === "text") process.stdout.write(delta.text);
+ * for await (const delta of stream) {
+ *   if (delta.type === "restart") shown = shown.slice(0, shown.length - delta.discardedChars);
+ *   if (delta.type === "text") shown += delta.text;
+ * }
  * const { served, usage } = await stream.result;
- *
- * @example
- * // The OpenAI SDK, recorded
- * const openai = new OpenAI({ apiKey: "unused", baseURL: client.url("compat"), fetch: client.fetch });
- * await openai.chat.completions.create({ model: "dynamic/default", messages });
  */
 
 export { BudgetLedger } from "../routes/budget-ledger.ts";
 export { complexityScorer, complexityTier } from "../routes/complexity.ts";
 export type { Scorer } from "../routes/policy-call.ts";
+export type { BreakerTransition } from "./breaker.ts";
+export * from "./call-errors.ts";
+export { createGatewayClient, defaultBaseUrl, type GatewayClient } from "./client.ts";
 export type {
-  BreakerOptions,
-  BreakerReason,
-  BreakerState,
-  BreakerTransition,
-  ProviderHealth,
-} from "./breaker.ts";
-export { createGatewayClient, type GatewayClient } from "./client.ts";
-export { defaultBaseUrl } from "./context.ts";
-export * from "./errors.ts";
-export type { CallEvent, PolicyOutcome } from "./event.ts";
+  CallEvent,
+  FailedStep,
+  HedgeRecord,
+  PolicyOutcome,
+  SteeredStepRecord,
+} from "./event.ts";
 export {
   callbackRecorder,
   type MemoryRecorder,
@@ -59,9 +65,17 @@ export type {
   GatewayClientOptions,
   GatewayRetries,
   OutputValidator,
+  RestartDelta,
   RouteInput,
   RouteMode,
+  RouteStep,
   ServedInfo,
   SleepFunction,
+  SteeredStep,
+  SteeringNotes,
+  StepBreaker,
+  StepGuard,
+  StepLimits,
+  StreamBreakPolicy,
   ValidationOutcome,
 } from "./types.ts";

@@ -1,9 +1,10 @@
 /**
  * @module
  * Recorders receive exactly one {@link CallEvent} per call, success or failure, and the circuit
- * breaker's transitions. A recorder that throws (or rejects) never breaks the call: the client
- * catches it and tells `onRecorderError`. The JSON-lines file recorder lives in
- * `src/client/node/` because it needs `node:fs`; the client core never imports it.
+ * breaker's transitions (when the client has a breaker). A recorder that throws (or rejects) never
+ * breaks the call: the client catches it and tells `onRecorderError`. `memoryRecorder` and
+ * `callbackRecorder` are plain functions: a bundle that does not use them leaves them out. The
+ * JSON-lines file recorder lives in `src/client/node/` because it needs `node:fs`.
  */
 
 import type { BreakerTransition } from "./breaker.ts";
@@ -17,7 +18,7 @@ import type { CallEvent } from "./event.ts";
 export interface Recorder {
   /** Called once per call, after it finished (or failed). */
   record(event: CallEvent): void | Promise<void>;
-  /** Called when a provider's circuit changes state. */
+  /** Called when a circuit of the client's breaker changes state. */
   breaker?(transition: BreakerTransition): void | Promise<void>;
 }
 
@@ -74,18 +75,18 @@ export function callbackRecorder(
  * Runs a recorder method so that neither a throw nor a rejection escapes.
  * @internal
  */
-export function callSafely(run: () => unknown, onError: (error: unknown) => void): void {
+export function callSafely(run: () => unknown, onError?: (error: unknown) => void): void {
   try {
     const outcome = run();
-    if (outcome instanceof Promise) outcome.catch((error: unknown) => report(onError, error));
+    if (outcome instanceof Promise) outcome.catch((error: unknown) => report(error, onError));
   } catch (error) {
-    report(onError, error);
+    report(error, onError);
   }
 }
 
-function report(onError: (error: unknown) => void, error: unknown): void {
+function report(error: unknown, onError?: (error: unknown) => void): void {
   try {
-    onError(error);
+    onError?.(error);
   } catch {
     // An error handler that throws is ignored too: recording never breaks a call.
   }

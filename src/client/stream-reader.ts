@@ -1,192 +1,274 @@
 /**
  * @module
- * Reads one streamed answer into normalised deltas. The stream must end with the provider's end
- * marker (`[DONE]`, `message_stop`); one that stops before it, breaks, or goes quiet for longer
- * than the idle timeout fails with an error, never a short success.
+ * Reading streamed answers for `client.stream`, loaded with the first stream (see `stream.ts`).
+ *
+ * Each 2xx stream is read event by event (server-sent events, with the provider's stream format)
+ * into deltas for the caller. Reading is tolerant: an event that is not JSON is skipped, and only
+ * more than {@link maxMalformedEvents} of them make the stream unreadable. The answer is complete
+ * at the provider's own completion signal: a finish reason (`finish_reason`, `stop_reason`,
+ * Gemini's `finishReason`), `message_stop` or `[DONE]`; whatever follows a finish reason (usage,
+ * `[DONE]`) may be lost to a break or a stall without losing the answer. A stream that ends,
+ * breaks or stalls before it (no text within the first-token timeout, or no event within the idle
+ * timeout once text flows), or that sends an error event, fails its step.
+ *
+ * The streamer also keeps the text the caller is shown. When a new answer does not continue that
+ * text exactly, its deltas start with a `restart` delta saying how many characters to drop.
  */
 
-import { parseSseStream } from "../providers/index.ts";
-import type { FinishReason, SseEvent, StreamParser, TokenUsage } from "../providers/types.ts";
+import { createSseDecoder } from "../providers/sse.ts";
+import { invalidStreamEventType, streamParserFor } from "../providers/streams.ts";
+import type { FinishReason, ProviderAdapter } from "../providers/types.ts";
 import {
   ApiCallError,
-  type GatewayError,
   IncompleteStreamError,
   InvalidResponseError,
-  type StepReference,
-} from "./errors.ts";
-import { transportError } from "./failure.ts";
-import type { AttemptScope } from "./scope.ts";
-import type { ChatDelta } from "./types.ts";
+  TimeoutError,
+} from "./answer-errors.ts";
+import type { createCall, StreamAnswer, Streamer } from "./call.ts";
+import type { GatewayError } from "./call-errors.ts";
+import { AbortedError } from "./call-errors.ts";
+import type { ClientState, RouteEntry } from "./client.ts";
+import type { OpenStream } from "./stream.ts";
+import type { ChatDelta, ChatOptions, GatewayClientOptions } from "./types.ts";
 
-/** What a stream has delivered so far. */
-export interface StreamProgress {
-  text: string;
-  tokensIn: number | undefined;
-  tokensOut: number | undefined;
-  finishReason: FinishReason | undefined;
-}
+/** Default stream timeouts, in ms: first text after the headers, silence between events. */
+export const streamDefaults = { firstTokenTimeoutMs: 30_000, streamIdleTimeoutMs: 5_000 } as const;
 
-/** Options for {@link readDeltas}. */
-export interface ReadDeltasOptions {
-  readonly body: ReadableStream<Uint8Array>;
-  readonly parser: StreamParser;
-  readonly scope: AttemptScope;
-  readonly idleTimeoutMs: number;
-  readonly url: string;
-  readonly step: StepReference | undefined;
-  readonly deadlineMs: number;
-  readonly attempts: () => number;
-  readonly progress: StreamProgress;
-}
+/** Stream events that are not JSON a stream may carry before it counts as unreadable. */
+export const maxMalformedEvents = 3;
+
+const noop = () => undefined;
 
 /**
- * Yields text, usage and finish deltas until the end marker.
- * @throws IncompleteStreamError, InvalidResponseError, ApiCallError (an error event), or the
- * abort / deadline / idle-timeout error.
+ * Starts a streamed call (made by `create`, passed in so this module needs no more of the core
+ * than its types) and queues its deltas until the caller takes them; `collect` drops them (the
+ * result has the text). A caller that stops iterating early ends the call.
  */
-export async function* readDeltas(options: ReadDeltasOptions): AsyncGenerator<ChatDelta> {
-  const events = parseSseStream(options.body)[Symbol.asyncIterator]();
-  try {
-    yield* readUntilDone(options, events);
-  } finally {
-    // Cancels the body when the stream ends early (an error, or a consumer that stopped). Not
-    // awaited: some fetch implementations (msw's interceptor) never settle a body's cancel().
-    events.return?.(undefined)?.catch(() => undefined);
-  }
+export function openStream(
+  state: ClientState,
+  options: ChatOptions,
+  create: typeof createCall,
+  collect: boolean,
+  cancelled: () => boolean,
+): OpenStream {
+  const queue: ChatDelta[] = [];
+  let wake: () => void = noop;
+  let ended = false;
+  const call = create(
+    state,
+    options,
+    createStreamer(state.options, (delta) => {
+      if (collect) return;
+      queue.push(delta);
+      wake();
+    }),
+  );
+  const cancel = () => call.halt(new AbortedError());
+  if (cancelled()) cancel();
+  const result = call.run().finally(() => {
+    ended = true;
+    wake();
+  });
+  result.catch(noop);
+  return {
+    result,
+    cancel,
+    deltas: {
+      async next() {
+        for (;;) {
+          const delta = queue.shift();
+          if (delta !== undefined) return { done: false, value: delta };
+          if (ended) {
+            await result;
+            return { done: true, value: undefined };
+          }
+          await new Promise<void>((resolve) => {
+            wake = resolve;
+          });
+        }
+      },
+      async return() {
+        if (!ended) cancel();
+        return { done: true, value: undefined };
+      },
+    },
+  };
 }
 
-async function* readUntilDone(
-  options: ReadDeltasOptions,
-  events: AsyncIterator<SseEvent>,
-): AsyncGenerator<ChatDelta> {
-  const { progress, scope } = options;
-  for (;;) {
-    const next = await nextEvent(options, events);
-    if (next.done) break;
-    for (const delta of options.parser(next.value)) {
-      switch (delta.type) {
-        case "done":
-          return;
-        case "error":
-          throw streamEventError(options, delta.error);
-        case "text":
-          progress.text += delta.text;
-          yield delta;
-          break;
-        case "usage":
-          progress.tokensIn = delta.usage.tokensIn ?? progress.tokensIn;
-          progress.tokensOut = delta.usage.tokensOut ?? progress.tokensOut;
-          yield delta;
-          break;
-        case "finish":
-          progress.finishReason = delta.reason;
-          yield delta;
-          break;
+/** A streamer that hands each delta to `sink`; see the module description. */
+export function createStreamer(
+  options: GatewayClientOptions,
+  sink: (delta: ChatDelta) => void,
+): Streamer {
+  let shown = "";
+  let discarded = 0;
+  let broken = { step: -1, reason: "unknown" };
+  let reader: ReadableStreamDefaultReader<Uint8Array> | undefined;
+  /** The prefill each step got in the current attempt, by route index. */
+  const prefills = new Map<number, string>();
+  /** Models (`provider/model`) that refused a prefill. */
+  const refused = new Set<string>();
+
+  /** Starts a new answer: a restart delta first when it does not continue what was shown. */
+  const startAnswer = (keep: string) => {
+    if (shown === keep) return;
+    const discardedChars = shown.length - keep.length;
+    discarded += discardedChars;
+    shown = keep;
+    sink({ type: "restart", step: broken.step, reason: broken.reason, discardedChars });
+  };
+
+  return {
+    get discarded() {
+      return discarded;
+    },
+    request(entry, adapter, request, continuing) {
+      const prefill = shown.trimEnd();
+      prefills.delete(entry.index);
+      if (
+        !continuing ||
+        prefill === "" ||
+        !adapter.acceptsPrefill ||
+        refused.has(`${entry.provider}/${entry.model}`)
+      ) {
+        return request;
       }
-    }
-  }
-  if (scope.stopReason() !== null) throw stoppedError(options, undefined);
-  throw new IncompleteStreamError({
-    url: options.url,
-    ...(options.step === undefined ? {} : { step: options.step }),
-    receivedCharacters: progress.text.length,
-  });
-}
-
-/** A stream read up to its first text: what came before it, and the rest, unread. */
-export interface StreamHead {
-  /** Deltas up to and including the first non-empty text delta (all of them if none came). */
-  readonly head: readonly ChatDelta[];
-  /** The same stream, from after `head`; empty when the stream already ended. */
-  readonly rest: AsyncGenerator<ChatDelta>;
-}
-
-/**
- * Reads `deltas` until its first non-empty text delta (or its end), holding back what it read so the
- * caller sees nothing yet. A stream that fails here has shown the caller nothing, so the call
- * may still try another step.
- * @throws whatever `deltas` throws before its first text delta (the stream is then closed).
- */
-export async function readHead(deltas: AsyncGenerator<ChatDelta>): Promise<StreamHead> {
-  const head: ChatDelta[] = [];
-  for (;;) {
-    const next = await deltas.next();
-    if (next.done) break;
-    head.push(next.value);
-    if (next.value.type === "text" && next.value.text !== "") break;
-  }
-  return { head, rest: deltas };
-}
-
-/** The deltas of a {@link StreamHead}, from its first one. */
-export async function* replayHead({ head, rest }: StreamHead): AsyncGenerator<ChatDelta> {
-  try {
-    yield* head;
-    yield* rest;
-  } finally {
-    // A consumer that stops inside `head` must still close the body.
-    await rest.return(undefined);
-  }
-}
-
-/** The usage a finished stream reported (0 for what it did not say). */
-export function usageOf(progress: StreamProgress): TokenUsage {
-  return { tokensIn: progress.tokensIn ?? 0, tokensOut: progress.tokensOut ?? 0 };
-}
-
-async function nextEvent(
-  options: ReadDeltasOptions,
-  events: AsyncIterator<SseEvent>,
-): Promise<IteratorResult<SseEvent>> {
-  const timer = setTimeout(() => options.scope.stopIdle(), options.idleTimeoutMs);
-  try {
-    return await events.next();
-  } catch (cause) {
-    throw stoppedError(options, cause);
-  } finally {
-    clearTimeout(timer);
-  }
-}
-
-function stoppedError(options: ReadDeltasOptions, cause: unknown): GatewayError {
-  const reason = options.scope.stopReason();
-  if (reason === null) {
-    return new IncompleteStreamError({
-      url: options.url,
-      ...(options.step === undefined ? {} : { step: options.step }),
-      receivedCharacters: options.progress.text.length,
-      cause,
-    });
-  }
-  return transportError({
-    cause,
-    reason,
-    url: options.url,
-    attemptTimeoutMs: undefined,
-    idleTimeoutMs: options.idleTimeoutMs,
-    deadlineMs: options.deadlineMs,
-    attempts: options.attempts(),
-  });
-}
-
-function streamEventError(
-  options: ReadDeltasOptions,
-  error: { readonly status: number; readonly type: string; readonly message: string },
-): GatewayError {
-  const step = options.step === undefined ? {} : { step: options.step };
-  if (error.type === "invalid_stream_event") {
-    return new InvalidResponseError({
-      message: `The stream could not be read: ${error.message}`,
-      url: options.url,
-      status: 200,
-      ...step,
-    });
-  }
-  return ApiCallError.fromResponse({
-    status: error.status,
-    url: options.url,
-    detail: `error event mid-stream: ${error.message}`,
-    errorType: error.type,
-    ...step,
-  });
+      prefills.set(entry.index, prefill);
+      return {
+        ...request,
+        messages: [...request.messages, { role: "assistant", content: prefill }],
+      };
+    },
+    prefilled: (entry) => prefills.has(entry.index),
+    refusePrefill(entry) {
+      refused.add(`${entry.provider}/${entry.model}`);
+    },
+    broke(step, reason) {
+      broken = { step, reason };
+    },
+    cancel() {
+      reader?.cancel().catch(noop);
+    },
+    async read(response: Response, adapter: ProviderAdapter, entry: RouteEntry | undefined, url) {
+      // A continued answer keeps the prefill its step was sent; any other answer starts anew.
+      const keep = (entry && prefills.get(entry.index)) ?? "";
+      const current = response.body?.getReader();
+      reader = current;
+      const decode = createSseDecoder();
+      const parse = streamParserFor(adapter);
+      const step = entry && { index: entry.index, provider: entry.provider, model: entry.model };
+      const limits = {
+        "first-token":
+          entry?.firstTokenTimeoutMs ??
+          options.firstTokenTimeoutMs ??
+          streamDefaults.firstTokenTimeoutMs,
+        "stream-idle":
+          entry?.idleTimeoutMs ?? options.streamIdleTimeoutMs ?? streamDefaults.streamIdleTimeoutMs,
+      };
+      let text = "";
+      let started = false;
+      let finish: FinishReason | undefined;
+      let done = false;
+      let malformed = 0;
+      let tokensIn = 0;
+      let tokensOut = 0;
+      let failure: GatewayError | undefined;
+      const deliver = (delta: ChatDelta) => {
+        if (!started) startAnswer(keep);
+        started = true;
+        if (delta.type === "text") shown += delta.text;
+        sink(delta);
+      };
+      // The first-token timeout runs from the headers to the first text; the idle timeout then
+      // runs between events. Either one stops the read by cancelling the body.
+      let stalled: "first-token" | "stream-idle" | undefined;
+      const stall = (phase: "first-token" | "stream-idle") =>
+        setTimeout(() => {
+          stalled = phase;
+          current?.cancel().catch(noop);
+        }, limits[phase]);
+      const firstToken = stall("first-token");
+      try {
+        read: while (current !== undefined) {
+          const idle = text === "" ? undefined : stall("stream-idle");
+          let next: ReadableStreamReadResult<Uint8Array>;
+          try {
+            next = await current.read();
+          } catch (cause) {
+            if (stalled === undefined) {
+              failure = new IncompleteStreamError({
+                url,
+                step,
+                receivedCharacters: text.length,
+                cause,
+              });
+              break;
+            }
+            next = { done: true, value: undefined };
+          } finally {
+            clearTimeout(idle);
+          }
+          if (stalled !== undefined) {
+            failure = new TimeoutError({ timeoutMs: limits[stalled], url, step, phase: stalled });
+            break;
+          }
+          if (next.done) break;
+          for (const event of decode(next.value)) {
+            for (const delta of parse(event)) {
+              if (delta.type === "done") {
+                done = true;
+                break read;
+              }
+              if (delta.type !== "error") {
+                if (delta.type === "text") {
+                  clearTimeout(firstToken);
+                  text += delta.text;
+                } else if (delta.type === "finish") {
+                  finish = delta.reason;
+                } else {
+                  tokensIn = delta.usage.tokensIn ?? tokensIn;
+                  tokensOut = delta.usage.tokensOut ?? tokensOut;
+                }
+                deliver(delta);
+              } else if (delta.error.type !== invalidStreamEventType) {
+                failure = ApiCallError.fromResponse({
+                  status: delta.error.status,
+                  url,
+                  detail: `error event mid-stream: ${delta.error.message}`,
+                  errorType: delta.error.type,
+                  step,
+                });
+                break read;
+              } else if (++malformed > maxMalformedEvents) {
+                failure = new InvalidResponseError({
+                  message: `The stream sent ${malformed} events that are not JSON, the last: ${delta.error.message}`,
+                  url,
+                  status: response.status,
+                  step,
+                });
+                break read;
+              }
+            }
+          }
+        }
+      } finally {
+        clearTimeout(firstToken);
+        reader = undefined;
+      }
+      // A finish reason is the provider's own end signal: only an error event still fails the step.
+      if (finish !== undefined && !ApiCallError.isInstance(failure)) failure = undefined;
+      if (!done || failure !== undefined) current?.cancel().catch(noop);
+      if (failure === undefined && !done && finish === undefined) {
+        failure = new IncompleteStreamError({ url, step, receivedCharacters: text.length });
+      }
+      if (failure !== undefined) return { error: failure, midStream: text !== "" };
+      if (!started) startAnswer(keep);
+      const answer: StreamAnswer = {
+        text: shown,
+        usage: { tokensIn, tokensOut },
+        finish: finish ?? "unknown",
+      };
+      return answer;
+    },
+  };
 }

@@ -9,7 +9,7 @@ import type { ChatMessage, FinishReason, StreamDelta, TokenUsage } from "../prov
 import type { BudgetLedger } from "../routes/budget-ledger.ts";
 import type { Scorer } from "../routes/policy-call.ts";
 import type { KeyLookup } from "../routes/universal.ts";
-import type { BreakerOptions } from "./breaker.ts";
+import type { BreakerTransition } from "./breaker.ts";
 import type { Recorder } from "./recorder.ts";
 
 /** A `fetch`-compatible function, as `globalThis.fetch`. */
@@ -26,6 +26,94 @@ export type RouteInput = RouteConfig | readonly StepConfig[];
 
 /** Backoff between retries: constant `d`, linear `d·n`, exponential `d·2^(n-1)`. */
 export type Backoff = "constant" | "linear" | "exponential";
+
+/**
+ * What `client.stream` does when a stream breaks, stalls or sends an error after text reached the
+ * caller: `restart` (default) goes on with the remaining steps and sends a `restart` delta first,
+ * so the caller can drop what it showed; `continue` asks the next step to continue the text shown
+ * (an assistant prefill, on providers that accept one; others restart); `fail` ends the call.
+ */
+export type StreamBreakPolicy = "restart" | "continue" | "fail";
+
+/** A step of a route as the client sees it: provider, model and the timeouts it honours. */
+export interface RouteStep {
+  readonly provider: string;
+  readonly model: string;
+  /** Time to first byte before the gateway moves on (`config.requestTimeout`), in ms. */
+  readonly timeoutMs?: number;
+  /** Longest wait for a stream's first text, enforced by the client, in ms. */
+  readonly firstTokenTimeoutMs?: number;
+  /** Longest silence between a stream's events once text flows, enforced by the client, in ms. */
+  readonly idleTimeoutMs?: number;
+}
+
+/**
+ * The client's view of a circuit breaker; `createCircuitBreaker` from `stepwise/client/breaker`
+ * makes one. A call asks it to order each attempt's steps and tells it what each step did.
+ */
+export interface StepBreaker {
+  /**
+   * The steps one attempt sends, in order. The breaker may move or drop steps whose circuit is
+   * open, and claim probes for this call in `probes` (circuit key → token).
+   */
+  order<Step extends RouteStep>(
+    steps: readonly Step[],
+    probes: Map<string, number>,
+  ): readonly Step[];
+  /** Counts one outcome of a step: it answered (`true`) or failed (`false`). */
+  record(step: RouteStep, ok: boolean, probes: Map<string, number>): void;
+  /** Frees the probes a call holds but did not use. */
+  release(probes: Map<string, number>): void;
+  /** Calls `listener` with every change of a circuit's state (the client passes its recorder's). */
+  subscribe?(listener: (transition: BreakerTransition) => void): unknown;
+}
+/** A step a guard left out of an attempt (`skipped`) or moved behind others (`demoted`), and why. */
+export interface SteeredStep {
+  /** 0-based index of the step in the route. */
+  readonly step: number;
+  readonly provider: string;
+  readonly model: string;
+  readonly action: "skipped" | "demoted";
+  /** e.g. `requests_at_cap`, `rpm_cap`, `retry_after`, `down`, `degraded`, `probation`. */
+  readonly reason: string;
+}
+
+/** Where a guard notes the steps it skipped or demoted (the call; its event lists them). */
+export interface SteeringNotes {
+  /** The call's mode: guards leave a `dynamic` call's steps alone (the gateway runs its chain). */
+  readonly mode: string;
+  steered?: SteeredStep[];
+}
+
+/**
+ * Orders the steps of each universal attempt before it is sent, after the breaker (health, then
+ * limits):
+ * `createProviderLimits` (`stepwise/client/limits`) skips steps at their quota,
+ * `createHealthSteering` (`stepwise/client/health`) demotes unhealthy ones.
+ */
+export interface StepGuard {
+  /**
+   * The steps to send, in order; each step left out or moved back is added to `notes.steered`. May
+   * throw a `GatewayError` when no step can be sent (the call ends with it, without a request).
+   */
+  order<Step extends RouteStep & { readonly index: number }>(
+    steps: readonly Step[],
+    notes: SteeringNotes,
+  ): readonly Step[];
+}
+
+/**
+ * The client's provider limits (`createProviderLimits()` from `stepwise/client/limits`): a
+ * {@link StepGuard} told of every answer whose step the client knows.
+ */
+export interface StepLimits extends StepGuard {
+  /**
+   * Reads what `response` (an answer or error answer of `step`, headers arrived, body unread)
+   * says of the provider's quota; `step` is undefined when the answer named no step of the
+   * route. It must not read `response`'s body (it may read a clone).
+   */
+  observe(step: RouteStep | undefined, response: Response): void;
+}
 
 /** Settings for `createGatewayClient`. Only `accountId` and `gatewayId` are required. */
 export interface GatewayClientOptions {
@@ -64,8 +152,18 @@ export interface GatewayClientOptions {
   readonly requestTimeoutMs?: number;
   /** Client-side limit for one attempt, in ms. Default: none (only the deadline applies). */
   readonly attemptTimeoutMs?: number;
-  /** Longest a stream may stay silent, in ms. Default 60 000. */
+  /**
+   * Longest a stream may stay silent between events once text flows, in ms, when its step sets
+   * no `idleTimeoutMs`. Default 5 000.
+   */
   readonly streamIdleTimeoutMs?: number;
+  /**
+   * Longest wait from a stream's headers to its first text, in ms, when its step sets no
+   * `firstTokenTimeoutMs`. Default 30 000.
+   */
+  readonly firstTokenTimeoutMs?: number;
+  /** What a stream does when it breaks after text reached the caller. Default `restart`. */
+  readonly onStreamBreak?: StreamBreakPolicy;
   /** Overall deadline per call, in ms, when neither the call nor the route sets one. Default 120 000. */
   readonly deadlineMs?: number;
   /** Most HTTP attempts per call, validation retries included. Default 3. */
@@ -74,8 +172,21 @@ export interface GatewayClientOptions {
   readonly retryDelayMs?: number;
   /** Longest wait between client-level retries, in ms. Default 5 000. */
   readonly maxRetryDelayMs?: number;
-  /** Circuit breaker settings, or `false` to turn it off. */
-  readonly breaker?: BreakerOptions | false;
+  /**
+   * A circuit breaker per provider and model (`createCircuitBreaker()` from
+   * `stepwise/client/breaker`). Default: none, every call sends the route in its order.
+   */
+  readonly breaker?: StepBreaker;
+  /**
+   * Provider quota tracking (`createProviderLimits()` from `stepwise/client/limits`): steps at
+   * their published or configured cap are skipped. Default: none.
+   */
+  readonly limits?: StepLimits;
+  /**
+   * The companion Worker's `GET /health` (`createHealthSteering()` from `stepwise/client/health`):
+   * degraded and down steps are demoted. Default: none.
+   */
+  readonly health?: StepGuard;
   /** Extra headers on every gateway request (never recorded). */
   readonly headers?: Readonly<Record<string, string>>;
   /**
@@ -149,6 +260,8 @@ export interface ChatOptions extends GatewayCallSettings {
   readonly maxAttempts?: number;
   /** Checks each answer. See {@link OutputValidator}. */
   readonly validate?: OutputValidator;
+  /** What a stream does when it breaks after text reached the caller; beats the route's. */
+  readonly onStreamBreak?: StreamBreakPolicy;
 }
 
 /** Which step served a call, and how. */
@@ -183,8 +296,22 @@ export interface ChatResponse {
   readonly served: ServedInfo;
 }
 
-/** What a stream yields: text as it arrives, then usage and the finish reason. */
-export type ChatDelta = Extract<StreamDelta, { type: "text" | "usage" | "finish" }>;
+/**
+ * Sent before the text of a new answer when the step that was streaming broke, stalled or sent an
+ * error after text reached the caller: drop the last `discardedChars` characters shown (all of
+ * them on a restart; none, or only trailing whitespace, when the next step continues the text).
+ */
+export interface RestartDelta {
+  readonly type: "restart";
+  /** The route step whose stream broke. */
+  readonly step: number;
+  /** The error code of the break, e.g. `incomplete_stream`, `timeout`, `api_call_error`. */
+  readonly reason: string;
+  readonly discardedChars: number;
+}
+
+/** What a stream yields: text as it arrives, usage and the finish reason, and restarts. */
+export type ChatDelta = Extract<StreamDelta, { type: "text" | "usage" | "finish" }> | RestartDelta;
 
 /**
  * A streamed answer: iterate it for deltas, then read `result`.
@@ -196,8 +323,8 @@ export type ChatDelta = Extract<StreamDelta, { type: "text" | "usage" | "finish"
 export interface ChatStream extends AsyncIterable<ChatDelta> {
   /**
    * Settles when the stream has been read to its end (by iterating or by `collect()`): the full
-   * answer, or the error that ended the stream. A stream without its end marker rejects with
-   * `IncompleteStreamError`.
+   * answer (after any restart: the answer the caller was left with), or the error that ended the
+   * stream.
    */
   readonly result: Promise<ChatResponse>;
   /** Reads the stream to its end without iterating; the same promise as `result`. */
@@ -205,6 +332,3 @@ export interface ChatStream extends AsyncIterable<ChatDelta> {
   /** Stops the stream; `result` rejects with `AbortedError`. */
   cancel(): void;
 }
-
-/** One provider's circuit, as `client.health()` reports it. */
-export type { BreakerState, ProviderHealth } from "./breaker.ts";

@@ -74,7 +74,46 @@ export const stepSchema = z.strictObject({
   backoff: backoffSchema.optional(),
   /** Per-step `cf-aig-cache-ttl`; 0 turns caching off for this step. */
   cacheTtl: cacheTtlSchema.optional(),
+  /**
+   * Longest wait for a stream's first text once its headers came, in ms. Cloudflare has no header
+   * for it, so the client enforces it (and moves on to the next step).
+   */
+  firstTokenTimeoutMs: z
+    .int()
+    .min(100, { error: "firstTokenTimeoutMs must be at least 100 ms" })
+    .max(600_000)
+    .optional(),
+  /**
+   * Longest silence between a stream's events once text flows, in ms. Cloudflare has no header
+   * for it, so the client enforces it (and moves on to the next step).
+   */
+  idleTimeoutMs: z
+    .int()
+    .min(100, { error: "idleTimeoutMs must be at least 100 ms" })
+    .max(600_000)
+    .optional(),
 });
+
+const hedgeSchema = z.strictObject(
+  {
+    afterMs: z
+      .int({ error: "hedge.afterMs is a whole number of ms, e.g. 2000" })
+      .min(50, {
+        error: "hedge.afterMs must be at least 50 ms (a hedge sooner than that doubles every call)",
+      })
+      .max(600_000, { error: "hedge.afterMs must be at most 600000 ms" }),
+    maxExtraCostPerHour: z
+      .number({
+        error:
+          "hedge.maxExtraCostPerHour is required: the USD that dropped hedge answers of this route may cost per hour, e.g. 0.5",
+      })
+      .min(0, { error: "hedge.maxExtraCostPerHour must be 0 or more (USD per hour)" }),
+  },
+  {
+    error:
+      "hedge is { afterMs, maxExtraCostPerHour }, e.g. { afterMs: 2000, maxExtraCostPerHour: 0.5 }",
+  },
+);
 
 const routeObjectSchema = z.strictObject({
   /** The route's chain; with a policy, the chain named `default` (what no rule claims). */
@@ -92,6 +131,22 @@ const routeObjectSchema = z.strictObject({
    * (the client sends its steps), which works on any gateway.
    */
   dynamic: z.boolean({ error: "dynamic is true or false" }).optional(),
+  /**
+   * What the client does when a stream breaks after text reached the caller: `restart` (default)
+   * with the remaining steps, `continue` the text on a step that accepts a prefill, or `fail`.
+   */
+  onStreamBreak: z
+    .enum(["restart", "continue", "fail"], {
+      error: 'onStreamBreak must be "restart", "continue" or "fail"',
+    })
+    .optional(),
+  /**
+   * Hedged requests (client, universal calls): when the first step has not started answering
+   * `afterMs` after a call's request went out, the client sends the same request to the steps
+   * after it and keeps whichever answer starts first, aborting the other. Hedges stop while the
+   * estimated cost of the dropped answers over the last hour would pass `maxExtraCostPerHour`.
+   */
+  hedge: hedgeSchema.optional(),
 });
 
 /** A route is either a bare list of steps or `{ steps, chains, policy, deadlineMs, dynamic }`. */
@@ -284,6 +339,7 @@ export const configSchema = configShapeSchema.superRefine(checkConfig);
 export type StepwiseConfig = z.infer<typeof configShapeSchema>;
 export type GatewayConfig = z.infer<typeof gatewaySchema>;
 export type RouteConfig = z.infer<typeof routeObjectSchema>;
+export type HedgeConfig = z.infer<typeof hedgeSchema>;
 export type StepConfig = z.infer<typeof stepSchema>;
 export type KeySettings = z.infer<typeof keySettingsSchema>;
 export type WorkerSettings = z.infer<typeof workerSettingsSchema>;

@@ -15,6 +15,7 @@ import {
   renderHtml,
   renderTable,
 } from "../analytics/index.ts";
+import { createCircuitBreaker } from "../client/breaker.ts";
 import {
   type CallEvent,
   complexityScorer,
@@ -131,6 +132,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
         );
       },
     };
+    const breakerCooldownMs = options.breakerCooldownMs ?? 1_500;
     const client = createGatewayClient({
       accountId: options.config.accountId,
       gatewayId: gateway.id,
@@ -147,12 +149,16 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       scorer: complexityScorer,
       recorder,
       deadlineMs: 15_000,
-      breaker: {
+      breaker: createCircuitBreaker({
         failureThreshold: 3,
-        cooldownMs: options.breakerCooldownMs ?? 1_500,
+        cooldownMs: breakerCooldownMs,
+        // The demo plays its incidents in seconds: a cooldown that doubled through the outage and
+        // the revoked key up to the default cap (15×) would outlast the recovery phase, and the
+        // primary would not be seen serving again.
+        maxCooldownMs: 2 * breakerCooldownMs,
         windowMs: 10_000,
         minimumCalls: 10,
-      },
+      }),
     });
     const eventLoop = watchEventLoop();
     const tally = await runTraffic({

@@ -3,7 +3,6 @@
  * `startEmulator`: the local AI Gateway. Starts mock providers for every provider without an
  * upstream override, builds the gateways from the config and listens on 127.0.0.1.
  */
-import { setMaxListeners } from "node:events";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { isKnownProvider, providerSlugs } from "../providers/index.ts";
@@ -14,11 +13,14 @@ import { createIdGenerator } from "./ids.ts";
 import { type MockProviders, startMockProviders } from "./mocks/index.ts";
 import {
   defaultGatewayToken,
+  defaultLogCapacity,
   defaultRequestTimeoutMs,
   type Emulator,
   type EmulatorOptions,
   placeholderByokKey,
 } from "./options.ts";
+import { fetchTransport } from "./runtime/fetch-transport.ts";
+import { createHttpTransport } from "./runtime/http-transport.ts";
 import type { EmulatorServices } from "./runtime/services.ts";
 import { UpstreamRegistry } from "./runtime/upstreams.ts";
 import { createRequestListener } from "./server.ts";
@@ -32,11 +34,17 @@ import { GatewayStore } from "./state/gateway-store.ts";
  * await fetch(emulator.gatewayUrl("chat-prod"), { method: "POST", headers, body });
  * await emulator.close();
  * @throws EmulatorError for an upstream override that is not an http(s) URL or names an unknown
- * provider.
+ * provider, or a `logCapacity` that is not a whole number of at least 1.
  */
 export async function startEmulator(options: EmulatorOptions): Promise<Emulator> {
   const { config } = options;
   const overrides = checkUpstreams(options.upstreams ?? {});
+  const logCapacity = options.logCapacity ?? defaultLogCapacity;
+  if (!Number.isSafeInteger(logCapacity) || logCapacity < 1) {
+    throw new EmulatorError(
+      `logCapacity must be a whole number of log records of at least 1, got ${logCapacity}.`,
+    );
+  }
   const now = options.now ?? (() => Date.now());
   const customSlugs = config.gateways.flatMap((gateway) =>
     Object.values(gateway.routes).flatMap((route) =>
@@ -68,7 +76,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
   const gateways = new GatewayStore(config.gateways, {
     generateId,
     time: () => new Date(now()).toISOString(),
-    logCapacity: options.logCapacity ?? 100_000,
+    logCapacity,
     cache,
     byokKey: (provider) => {
       const fromConfig = configKeys[provider];
@@ -78,9 +86,8 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
       );
     },
   });
-  const shutdown = new AbortController();
-  // One listener per in-flight request; many concurrent requests are normal, not a leak.
-  setMaxListeners(0, shutdown.signal);
+  const httpTransport = createHttpTransport();
+  const inFlight = new Set<AbortController>();
   const gatewayToken =
     options.gatewayToken ??
     (typeof config.gatewayToken === "string" ? config.gatewayToken : defaultGatewayToken);
@@ -90,7 +97,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     prices: config.models,
     now,
     sleep: options.sleep ?? ((ms) => new Promise((resolve) => setTimeout(resolve, ms))),
-    fetch: options.fetch ?? ((input, init) => globalThis.fetch(input, init)),
+    transport: options.fetch ? fetchTransport(options.fetch) : httpTransport.send,
     generateId,
     random: options.random ?? Math.random,
     gatewayToken,
@@ -100,7 +107,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     defaultTimeoutMs: options.defaultTimeoutMs ?? defaultRequestTimeoutMs,
     failOn: options.failOn ?? "retryable",
     lenient: options.lenient ?? false,
-    shutdown: shutdown.signal,
+    inFlight,
     publicUrl: () => publicUrl,
     onError: options.onError ?? ((error) => console.error("stepwise emulator error:", error)),
   };
@@ -113,6 +120,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
   try {
     port = await listen(server, options.port ?? 0);
   } catch (error) {
+    httpTransport.close();
     await mocks?.close();
     throw new EmulatorError(
       `Cannot listen on 127.0.0.1:${options.port ?? 0}: ${(error as Error).message}; pick another port (0 picks a free one).`,
@@ -136,11 +144,12 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     state: { gateways, cache },
     close() {
       closing ??= (async () => {
-        shutdown.abort();
+        for (const controller of inFlight) controller.abort();
         await new Promise<void>((resolve) => {
           server.close(() => resolve());
           server.closeAllConnections();
         });
+        httpTransport.close();
         await mocks?.close();
       })();
       return closing;

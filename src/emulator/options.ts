@@ -16,6 +16,15 @@ export function placeholderByokKey(provider: string): string {
   return `stepwise-dev-byok-${provider}`;
 }
 
+/**
+ * Log records kept per gateway when `logCapacity` is not given (`stepwise dev --log-capacity`):
+ * the ring buffer's size, whatever the gateway's own log limit. A record takes about 0.5 KB of
+ * heap (bodies apart, at most 32 MiB a gateway), so a gateway's logs stay under some 40 MB; with
+ * 100,000 the emulator's resident memory passed 550 MB under sustained load (V8 lets the heap
+ * grow to several times what is live), with 10,000 it stays near 210 MB (BENCHMARKS.md).
+ */
+export const defaultLogCapacity = 10_000;
+
 /** The default request timeout (to first byte) when no step, header or node sets one, in ms. */
 export const defaultRequestTimeoutMs = 120_000;
 
@@ -62,7 +71,10 @@ export interface EmulatorOptions {
   readonly generateId?: () => string;
   /** Randomness in [0, 1) for percentage splits; `Math.random` by default. */
   readonly random?: () => number;
-  /** The fetch used to call upstreams; `globalThis.fetch` at call time by default. */
+  /**
+   * A `fetch` to call upstreams with instead of the default transport (`node:http` with
+   * keep-alive agents); tests inject one to script upstream answers without servers.
+   */
   readonly fetch?: typeof globalThis.fetch;
   /** Time to first byte when nothing else sets a timeout; default 120000 ms. */
   readonly defaultTimeoutMs?: number;
@@ -71,7 +83,10 @@ export interface EmulatorOptions {
    * 5xx, plus network errors and timeouts) or `any-error` (every non-2xx).
    */
   readonly failOn?: "retryable" | "any-error";
-  /** Most log records kept per gateway, whatever its own limit (memory bound); default 100000. */
+  /**
+   * Most log records kept per gateway, whatever its own limit: a ring buffer, the oldest record
+   * overwritten past it (the memory bound). Default {@link defaultLogCapacity}.
+   */
   readonly logCapacity?: number;
   /** Cache bounds; default 1000 entries and 64 MiB. */
   readonly cacheMaxEntries?: number;

@@ -14,6 +14,7 @@ import {
   restErrorCodes,
 } from "./errors.ts";
 import { restErrorBody, sendGatewayError, sendJson, sendRestError } from "./http/io.ts";
+import { requestPath, requestUrl } from "./http/request-path.ts";
 import { Router } from "./http/router.ts";
 import { handleRest } from "./rest/index.ts";
 import { handleCompat } from "./runtime/compat.ts";
@@ -47,15 +48,10 @@ async function handle(
   request: IncomingMessage,
   response: ServerResponse,
 ): Promise<void> {
-  let url: URL;
-  try {
-    url = new URL(request.url ?? "/", "http://emulator.invalid");
-  } catch {
-    throw GatewayRequestError.invalid("The request URL is not valid.");
-  }
-  const path = url.pathname;
+  const target = request.url ?? "/";
+  const path = requestPath(target);
   if (path.startsWith("/client/v4/")) {
-    await handleRest(services, request, response, url);
+    await handleRest(services, request, response, requestUrl(target));
     return;
   }
   if (path.startsWith("/v1/")) {

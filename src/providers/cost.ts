@@ -14,8 +14,13 @@ export interface ModelPrice {
 /** Prices keyed `"<provider>/<model>"`, e.g. `"openai/gpt-4o-mini"`. */
 export type PriceTable = Readonly<Record<string, ModelPrice>>;
 
-/** A dated snapshot suffix: `-2024-07-18` (OpenAI) or `-20250929` (Anthropic). */
-const snapshotSuffix = /-(?:\d{4}-\d{2}-\d{2}|\d{8})$/;
+/**
+ * A model name without its dated snapshot suffix: `-2024-07-18` (OpenAI) or `-20250929`
+ * (Anthropic), so `claude-sonnet-4-5-20250929` gives `claude-sonnet-4-5`.
+ */
+export function withoutSnapshot(model: string): string {
+  return model.replace(/-(?:\d{4}-\d{2}-\d{2}|\d{8})$/, "");
+}
 
 /**
  * The cost in USD of one call, or `undefined` when the table has no price for the model.
@@ -35,7 +40,7 @@ export function computeCost(
 ): number | undefined {
   const price =
     priceOf(prices, `${provider}/${model}`) ??
-    priceOf(prices, `${provider}/${model.replace(snapshotSuffix, "")}`);
+    priceOf(prices, `${provider}/${withoutSnapshot(model)}`);
   if (price === undefined) return undefined;
   return (usage.tokensIn * price.input + usage.tokensOut * price.output) / 1_000_000;
 }

@@ -1,84 +1,45 @@
 /**
  * @module
- * Server-sent events, as every provider streams them. `parseSseStream` is an incremental parser
- * that follows the WHATWG event-stream rules: `event:` and `data:` fields, multi-line data, LF,
- * CRLF or CR line ends, `:` comments, and chunk boundaries anywhere (inside a line, a CRLF pair
- * or a UTF-8 character). `formatSseEvent` writes events for servers (the emulator's mocks).
+ * Server-sent events, as every provider streams them. Reading is `eventsource-parser` (the WHATWG
+ * event-stream rules: `event:` and `data:` fields, multi-line data, LF, CRLF or CR line ends, `:`
+ * comments, a leading BOM, chunk boundaries anywhere); the build inlines it, so the client stays
+ * free of run-time dependencies. As the standard says, an event that the stream's end cuts off
+ * before its blank line is discarded, never dispatched half-read. `formatSseEvent` writes events
+ * for servers (the emulator's mocks).
  */
 
+import { createParser } from "eventsource-parser";
 import { StepwiseError } from "../errors/index.ts";
 import type { SseEvent } from "./types.ts";
 
-const lineFeed = 10;
-const carriageReturn = 13;
-
-/** Turns text into events line by line; keeps the unfinished line between pushes. */
-class SseDecoder {
-  #partialLine = "";
-  #skipLeadingLineFeed = false;
-  #eventType: string | undefined;
-  #dataLines: string[] = [];
-  #events: SseEvent[] = [];
-
-  /** Feeds decoded text; returns the events it completed. */
-  push(text: string): SseEvent[] {
-    if (text === "") return [];
-    let lineStart = 0;
-    if (this.#skipLeadingLineFeed && text.charCodeAt(0) === lineFeed) lineStart = 1;
-    this.#skipLeadingLineFeed = false;
-    for (let index = lineStart; index < text.length; index++) {
-      const code = text.charCodeAt(index);
-      if (code !== lineFeed && code !== carriageReturn) continue;
-      this.#readLine(this.#partialLine + text.slice(lineStart, index));
-      this.#partialLine = "";
-      if (code === carriageReturn) {
-        if (index + 1 === text.length) this.#skipLeadingLineFeed = true;
-        else if (text.charCodeAt(index + 1) === lineFeed) index++;
-      }
-      lineStart = index + 1;
-    }
-    this.#partialLine += text.slice(lineStart);
-    return this.#takeEvents();
-  }
-
-  /** Ends the stream: a last line or event without its terminating blank line still counts. */
-  end(): SseEvent[] {
-    if (this.#partialLine !== "") this.#readLine(this.#partialLine);
-    this.#partialLine = "";
-    this.#dispatch();
-    return this.#takeEvents();
-  }
-
-  #readLine(line: string): void {
-    if (line === "") {
-      this.#dispatch();
-      return;
-    }
-    if (line.startsWith(":")) return;
-    const colon = line.indexOf(":");
-    const field = colon === -1 ? line : line.slice(0, colon);
-    let value = colon === -1 ? "" : line.slice(colon + 1);
-    if (value.startsWith(" ")) value = value.slice(1);
-    if (field === "data") this.#dataLines.push(value);
-    else if (field === "event") this.#eventType = value;
-    // `id` and `retry` are for browser reconnection; provider streams do not resume.
-  }
-
-  #dispatch(): void {
-    if (this.#dataLines.length > 0) {
-      const data = this.#dataLines.join("\n");
-      const type = this.#eventType;
-      this.#events.push(type === undefined || type === "" ? { data } : { event: type, data });
-    }
-    this.#dataLines = [];
-    this.#eventType = undefined;
-  }
-
-  #takeEvents(): SseEvent[] {
-    const events = this.#events;
-    this.#events = [];
-    return events;
-  }
+/**
+ * An incremental decoder: give it each chunk of bytes as it arrives and it returns the events
+ * those bytes completed. Call it without bytes at the end of the stream (an unterminated last
+ * event is dropped).
+ * @example
+ * const decode = createSseDecoder();
+ * for (const event of decode(chunk)) console.log(event.event, event.data);
+ */
+export function createSseDecoder(): (bytes?: Uint8Array) => SseEvent[] {
+  const text = new TextDecoder();
+  let events: SseEvent[] = [];
+  // A CR that ends a chunk may be half of a CRLF, so the parser holds it back; at the end of
+  // the stream it is a whole line end.
+  let endsWithCarriageReturn = false;
+  const parser = createParser({
+    onEvent: ({ event, data }) => {
+      events.push(event === undefined || event === "" ? { data } : { event, data });
+    },
+  });
+  return (bytes) => {
+    let chunk = bytes === undefined ? text.decode() : text.decode(bytes, { stream: true });
+    if (chunk !== "") endsWithCarriageReturn = chunk.endsWith("\r");
+    if (bytes === undefined && endsWithCarriageReturn) chunk += "\n";
+    if (chunk !== "") parser.feed(chunk);
+    const completed = events;
+    events = [];
+    return completed;
+  };
 }
 
 /**
@@ -90,18 +51,16 @@ class SseDecoder {
  */
 export async function* parseSseStream(body: ReadableStream<Uint8Array>): AsyncGenerator<SseEvent> {
   const reader = body.getReader();
-  const decoder = new TextDecoder();
-  const sseDecoder = new SseDecoder();
+  const decode = createSseDecoder();
   let finished = false;
   try {
     for (;;) {
       const { done, value } = await reader.read();
       if (done) break;
-      yield* sseDecoder.push(decoder.decode(value, { stream: true }));
+      yield* decode(value);
     }
     finished = true;
-    yield* sseDecoder.push(decoder.decode());
-    yield* sseDecoder.end();
+    yield* decode();
   } finally {
     if (!finished) await reader.cancel().catch(() => undefined);
     reader.releaseLock();

@@ -88,6 +88,11 @@ export interface ProviderAdapter {
   endpoint(model: string, request: ChatRequest): string;
   /** Non-secret headers every request to this provider needs, e.g. `anthropic-version`. */
   readonly defaultHeaders?: Readonly<Record<string, string>>;
+  /**
+   * True when the provider continues a trailing assistant message (a prefill) instead of
+   * answering anew, as Anthropic does. `client.stream` uses it to continue a broken stream.
+   */
+  readonly acceptsPrefill?: boolean;
   /** Headers that carry a key in this provider's form, e.g. `{ authorization: "Bearer …" }`. */
   authHeaders(key: string): Record<string, string>;
   /** The provider's own request body for a normalised request. */
@@ -100,6 +105,4 @@ export interface ProviderAdapter {
   parseResponse(body: unknown, requestedModel?: string): ChatResult;
   /** Reads an error body (any shape, possibly not JSON) into a normalised error. */
   parseError(status: number, body: unknown): ProviderErrorInfo;
-  /** A fresh stream parser for one streamed response. */
-  createStreamParser(): StreamParser;
 }

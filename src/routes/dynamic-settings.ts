@@ -63,6 +63,9 @@ export const stepSettingsInDynamicRoutes: Readonly<Record<keyof StepConfig, Step
     reason:
       "a model element has no cache setting; dynamic/<route> caches by the request's cf-aig-cache-ttl or the gateway's TTL",
   },
+  // Enforced by the client on the streams it reads, whatever the route mode: nothing to deploy.
+  firstTokenTimeoutMs: { kind: "mapped", apply: () => undefined },
+  idleTimeoutMs: { kind: "mapped", apply: () => undefined },
 };
 
 /** Route-level settings a dynamic route cannot express, and why. */

@@ -73,4 +73,5 @@ export {
   type KeyLookup,
   type UniversalStep,
   type UniversalStepConfig,
+  universalStep,
 } from "./universal.ts";

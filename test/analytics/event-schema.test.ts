@@ -111,12 +111,68 @@ describe("the fast event check", () => {
     { chain: "economy", rule: 1, budget: "spent" },
     { chain: "economy", rule: 1.5 },
     { chain: "economy", rule: 0, extra: true },
+    [
+      {
+        step: 0,
+        provider: "openai",
+        model: "gpt-4o-mini",
+        status: 503,
+        errorCode: null,
+        at: "request",
+      },
+    ],
+    [{ step: 1, provider: "openai", model: "m", status: null, errorCode: "x", at: "mid-stream" }],
+    [{ step: 0, provider: "openai", model: "m", status: 200, errorCode: null, at: "later" }],
+    [{ step: -1, provider: "openai", model: "m", status: 200, errorCode: null, at: "answer" }],
+    // skippedSteps / demotedSteps entries, and hedges.
+    [{ step: 0, provider: "anthropic", model: "claude-sonnet-4-5", reason: "rpm_cap" }],
+    [{ step: 2, provider: "openai", model: "m", reason: 7 }],
+    [
+      {
+        step: 1,
+        provider: "openai",
+        model: "gpt-4o-mini",
+        afterMs: 2000,
+        sent: true,
+        kept: "hedge",
+        extraCost: 0.00003,
+      },
+    ],
+    [
+      {
+        step: 1,
+        provider: "openai",
+        model: "m",
+        afterMs: 2000,
+        sent: false,
+        reason: "cost_cap",
+        kept: "primary",
+        extraCost: 0,
+      },
+    ],
+    [
+      {
+        step: 1,
+        provider: "openai",
+        model: "m",
+        afterMs: 5,
+        sent: true,
+        kept: "both",
+        extraCost: 0,
+      },
+    ],
+    [{ step: 1, provider: "openai", model: "m", afterMs: 5, sent: 1, kept: "none", extraCost: -1 }],
   ];
   const fields = [
     ...Object.keys(valid[0] as object),
     "rejectedSteps",
     "metadata",
     "policy",
+    "failedSteps",
+    "discardedChars",
+    "skippedSteps",
+    "demotedSteps",
+    "hedges",
     "extra",
   ];
 

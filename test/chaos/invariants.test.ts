@@ -7,6 +7,7 @@ import {
   checkNoLeaks,
   checkRecordedOnce,
   checkRotations,
+  checkStreamedLikePlain,
   checkUnhandledRejections,
   LeakScanner,
   type MemorySample,
@@ -206,6 +207,33 @@ describe("availability meets the theory", () => {
   it("allows the measure to fall short of the expectation by the tolerance only", () => {
     expect(checkAvailability(0.975, 0.98, 0.01).ok).toBe(true);
     expect(checkAvailability(0.965, 0.98, 0.01).ok).toBe(false);
+  });
+});
+
+describe("streamed calls are as available as plain ones", () => {
+  it("holds within half a point plus sampling noise, and fails beyond", () => {
+    const plain = { answered: 2990, calls: 3000 };
+    expect(checkStreamedLikePlain(plain, { answered: 995, calls: 1000 }, 0.005).ok).toBe(true);
+    const check = checkStreamedLikePlain(plain, { answered: 980, calls: 1000 }, 0.005);
+    expect(check.ok).toBe(false);
+    expect(check.detail).toContain("streamed 98.00 % (1000 calls) vs plain 99.67 % (3000)");
+    expect(check.detail).toContain("1.67 points below");
+  });
+
+  it("says so when streamed calls do better than plain ones", () => {
+    const check = checkStreamedLikePlain(
+      { answered: 2970, calls: 3000 },
+      { answered: 996, calls: 1000 },
+      0.005,
+    );
+    expect(check.ok).toBe(true);
+    expect(check.detail).toContain("0.60 points above");
+  });
+
+  it("allows a few streamed calls more noise than thousands", () => {
+    const plain = { answered: 297, calls: 300 };
+    expect(checkStreamedLikePlain(plain, { answered: 49, calls: 50 }, 0.005).ok).toBe(true);
+    expect(checkStreamedLikePlain(plain, { answered: 45, calls: 50 }, 0.005).ok).toBe(false);
   });
 });
 

@@ -23,15 +23,19 @@ describe("theoretical availability", () => {
     );
   });
 
-  it("loses the answers that break after their first byte, step by step", () => {
-    // Step 0 answers 70 % of calls, 10 % of all calls break there; 20 % reach step 1, which
-    // answers 90 % of them without a break.
+  it("moves on to the next step after a break as after a failure", () => {
+    // Step 0 answers 70 % of calls; 20 % fail there and 10 % break after their first byte, and
+    // all 30 % reach step 1, which answers 90 % of them.
     expect(
       chainAvailability([
         { fails: 0.2, breaks: 0.1 },
         { fails: 0.1, breaks: 0 },
       ]),
-    ).toBeCloseTo(0.7 + 0.2 * 0.9, 12);
+    ).toBeCloseTo(0.7 + 0.3 * 0.9, 12);
+    expect(chainAvailability([{ fails: 0.2, breaks: 0.1 }])).toBeCloseTo(
+      theoreticalAvailability([0.3]),
+      12,
+    );
   });
 
   it("blends plain and streamed calls by their counts", () => {
@@ -39,9 +43,9 @@ describe("theoretical availability", () => {
       plainCalls: 3,
       streamCalls: 1,
       plainSteps: [{ fails: 0.5, breaks: 0 }],
-      streamSteps: [{ fails: 0.5, breaks: 0.5 }],
+      streamSteps: [{ fails: 0.5, breaks: 0.25 }],
     });
-    expect(expected).toBeCloseTo((3 * 0.5 + 1 * 0) / 4, 12);
+    expect(expected).toBeCloseTo((3 * 0.5 + 1 * 0.25) / 4, 12);
     expect(
       expectedAvailability({ plainCalls: 0, streamCalls: 0, plainSteps: [], streamSteps: [] }),
     ).toBe(1);

@@ -1,16 +1,18 @@
 /**
  * The client against the real emulator over loopback HTTP, with mock providers whose faults the
  * tests switch on and off: the breaker opens during an outage, stops calls from waiting for the
- * dead provider, probes after its cooldown and closes after recovery; streams cut short fail.
+ * dead provider, probes after its cooldown and closes after recovery; a stream cut short is
+ * rescued by the next step.
  */
 
 import { setTimeout as delay } from "node:timers/promises";
 import OpenAI from "openai";
 import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { type BreakerOptions, createCircuitBreaker } from "../../src/client/breaker.ts";
+import { createGatewayFetch } from "../../src/client/fetch.ts";
 import {
   createGatewayClient,
   type GatewayClientOptions,
-  IncompleteStreamError,
   memoryRecorder,
 } from "../../src/client/index.ts";
 import { parseConfig } from "../../src/config/index.ts";
@@ -68,10 +70,14 @@ function jumpingClock() {
   return { now: () => Date.now() + jump, skip: (ms: number) => (jump += ms) };
 }
 
-function clientFor(overrides: Partial<GatewayClientOptions> = {}) {
+function clientFor(overrides: Partial<GatewayClientOptions> = {}, breakerOptions?: BreakerOptions) {
   const clock = jumpingClock();
   const recorder = memoryRecorder();
-  const client = createGatewayClient({
+  const breaker =
+    breakerOptions === undefined
+      ? undefined
+      : createCircuitBreaker({ ...breakerOptions, now: clock.now });
+  const options: GatewayClientOptions = {
     accountId,
     gatewayId: "chat-test",
     baseUrl: emulator.url,
@@ -81,11 +87,20 @@ function clientFor(overrides: Partial<GatewayClientOptions> = {}) {
     keyLookup: (provider) => `test-key-${provider}`,
     now: clock.now,
     recorder,
-    breaker: { failureThreshold: 2, cooldownMs },
+    breaker,
     ...overrides,
-  });
-  return { client, clock, recorder };
+  };
+  return {
+    client: createGatewayClient(options),
+    fetch: createGatewayFetch(options),
+    breaker,
+    clock,
+    recorder,
+  };
 }
+
+/** The state of the primary's circuit. */
+const primary = ["anthropic", "claude-sonnet-4-5"] as const;
 
 function anthropicAttempts(): number {
   return emulator.mocks!.attempts.filter((attempt) => attempt.provider === "anthropic").length;
@@ -115,7 +130,7 @@ async function pastAnthropicTimeout<T>(
 
 describe("the breaker against the emulator", () => {
   it("opens during an outage, stops waiting for the dead provider, probes, and closes after recovery", async () => {
-    const { client, clock, recorder } = clientFor();
+    const { client, clock, recorder, breaker } = clientFor({}, { failureThreshold: 2, cooldownMs });
 
     const healthy = await client.chat({ route: "default", messages });
     expect(healthy.served).toMatchObject({ index: 0, provider: "anthropic" });
@@ -133,7 +148,10 @@ describe("the breaker against the emulator", () => {
     for (const answer of duringOutage) {
       expect(answer.served.latencyMs).toBeGreaterThanOrEqual(stepTimeoutMs);
     }
-    expect(client.health().anthropic).toMatchObject({ state: "open", consecutiveFailures: 2 });
+    expect(breaker!.health()["anthropic/claude-sonnet-4-5"]).toMatchObject({
+      state: "open",
+      consecutiveFailures: 2,
+    });
 
     // Open: Anthropic goes last, so calls are served by OpenAI without waiting for it. Time
     // does not move: a call that tried Anthropic first would never end, so it fails instead.
@@ -149,23 +167,26 @@ describe("the breaker against the emulator", () => {
     const whileOpen = await openCall;
     expect(whileOpen.served).toMatchObject({ index: 1, provider: "openai" });
 
-    // Cooldown over, still down: the probe call tries Anthropic first, fails, and reopens.
+    // Cooldown over, still down: the probe call tries Anthropic first, fails, and reopens for
+    // twice the cooldown.
     clock.skip(cooldownMs);
-    expect(client.health().anthropic?.state).toBe("half-open");
+    expect(breaker!.state(...primary)).toBe("half-open");
     const failedProbe = await pastAnthropicTimeout(
       () => client.chat({ route: "default", messages }),
       clock,
     );
     expect(failedProbe.served.index).toBe(1);
     expect(anthropicAttempts()).toBe(attemptsBefore + 1);
-    expect(client.health().anthropic?.state).toBe("open");
+    expect(breaker!.state(...primary)).toBe("open");
+    clock.skip(cooldownMs);
+    expect(breaker!.state(...primary)).toBe("open");
 
     // Recovery: the next probe succeeds and closes the circuit.
     emulator.mocks!.setFaults({ rules: [] });
     clock.skip(cooldownMs);
     const probe = await client.chat({ route: "default", messages });
     expect(probe.served).toMatchObject({ index: 0, provider: "anthropic" });
-    expect(client.health().anthropic?.state).toBe("closed");
+    expect(breaker!.state(...primary)).toBe("closed");
 
     expect(recorder.transitions.map(({ to, reason }) => `${to} (${reason})`)).toStrictEqual([
       "open (consecutive_failures)",
@@ -179,9 +200,7 @@ describe("the breaker against the emulator", () => {
   });
 
   it("drops an open provider when asked, so it is not even the last resort", async () => {
-    const { client } = clientFor({
-      breaker: { failureThreshold: 1, cooldownMs, whenOpen: "drop" },
-    });
+    const { client } = clientFor({}, { failureThreshold: 1, cooldownMs, whenOpen: "drop" });
     emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "unavailable" }] });
     await client.chat({ route: "default", messages });
     emulator.mocks!.setFaults({
@@ -200,7 +219,7 @@ describe("the breaker against the emulator", () => {
 describe("streams against the emulator", () => {
   it("streams an answer and names the step that served it", async () => {
     emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "unavailable" }] });
-    const { client, recorder } = clientFor({ breaker: false });
+    const { client, recorder } = clientFor();
     const stream = client.stream({ route: "default", messages });
     let text = "";
     for await (const delta of stream) if (delta.type === "text") text += delta.text;
@@ -212,36 +231,36 @@ describe("streams against the emulator", () => {
     expect(recorder.events[0]).toMatchObject({ ok: true, streamed: true, step: 1 });
   });
 
-  it("fails a stream the provider cuts short, never returning a partial success", async () => {
+  it("rescues a stream the provider cuts short with the next step, never a partial success", async () => {
     emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "stream-cut" }] });
-    const { client, recorder } = clientFor({ breaker: false });
-    const error = await client
-      .stream({ route: "default", messages })
-      .collect()
-      .catch((caught: unknown) => caught);
-    expect(IncompleteStreamError.isInstance(error)).toBe(true);
-    expect(recorder.events[0]).toMatchObject({ ok: false, errorCode: "incomplete_stream" });
+    const { client, recorder } = clientFor();
+    const stream = client.stream({ route: "default", messages });
+    const restarts = [];
+    for await (const delta of stream) if (delta.type === "restart") restarts.push(delta);
+    const result = await stream.result;
+    expect(result.served).toMatchObject({ index: 1, provider: "openai" });
+    expect(result.text).toMatch(/^Mock answer from openai .*\[end\]$/);
+    expect(restarts).toMatchObject([{ step: 0, reason: "incomplete_stream" }]);
+    expect(recorder.events[0]).toMatchObject({ ok: true, step: 1 });
   });
 
-  it("fails a stream that ends cleanly without its end marker", async () => {
+  it("accepts a stream that ends after its finish reason without its end marker", async () => {
     emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "missing-done" }] });
-    const { client } = clientFor({ breaker: false });
-    const error = await client
-      .stream({ route: "default", messages })
-      .collect()
-      .catch((caught: unknown) => caught);
-    expect(IncompleteStreamError.isInstance(error)).toBe(true);
+    const { client } = clientFor();
+    const result = await client.stream({ route: "default", messages }).collect();
+    expect(result.served.index).toBe(0);
+    expect(result.text).toMatch(/\[end\]$/);
   });
 });
 
-describe("client.fetch against the emulator", () => {
+describe("createGatewayFetch against the emulator", () => {
   it("records the dynamic route's serving step for the OpenAI SDK", async () => {
     emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "unavailable" }] });
-    const { client, recorder } = clientFor({ breaker: false });
+    const { client, fetch, recorder } = clientFor();
     const openai = new OpenAI({
       apiKey: "test-key-openai",
       baseURL: client.url("compat"),
-      fetch: client.fetch,
+      fetch,
       maxRetries: 0,
     });
     const completion = await openai.chat.completions.create({

@@ -1,10 +1,10 @@
 import { describe, expect, it } from "vitest";
 import {
+  type BreakerOptions,
   type BreakerTransition,
-  CircuitBreaker,
+  createCircuitBreaker,
   windowBucketCount,
 } from "../../src/client/breaker.ts";
-import { memoryRecorder } from "../../src/client/index.ts";
 import { createTestServer, type TestResponse } from "../helpers/test-server.ts";
 import {
   fixtureJson,
@@ -15,12 +15,11 @@ import {
   testClient,
 } from "./helpers.ts";
 
-function breakerWithClock(options: ConstructorParameters<typeof CircuitBreaker>[0] = {}) {
+function breakerWithClock(options: BreakerOptions = {}) {
   const clock = new ManualClock();
   const transitions: BreakerTransition[] = [];
-  const breaker = new CircuitBreaker(options, clock.now, (transition) =>
-    transitions.push(transition),
-  );
+  const breaker = createCircuitBreaker({ ...options, now: clock.now });
+  breaker.subscribe((transition) => transitions.push(transition));
   const summary = () =>
     transitions.map(({ provider, from, to, reason }) => `${provider}: ${from}→${to} (${reason})`);
   return { breaker, clock, transitions, summary };
@@ -29,14 +28,14 @@ function breakerWithClock(options: ConstructorParameters<typeof CircuitBreaker>[
 describe("CircuitBreaker", () => {
   it("opens after N consecutive failures; a success resets the count", () => {
     const { breaker, summary } = breakerWithClock({ failureThreshold: 3 });
-    breaker.record("openai", false);
-    breaker.record("openai", false);
-    breaker.record("openai", true);
-    breaker.record("openai", false);
-    breaker.record("openai", false);
-    expect(breaker.state("openai")).toBe("closed");
-    breaker.record("openai", false);
-    expect(breaker.state("openai")).toBe("open");
+    breaker.recordOutcome("openai", "gpt-4o-mini", false);
+    breaker.recordOutcome("openai", "gpt-4o-mini", false);
+    breaker.recordOutcome("openai", "gpt-4o-mini", true);
+    breaker.recordOutcome("openai", "gpt-4o-mini", false);
+    breaker.recordOutcome("openai", "gpt-4o-mini", false);
+    expect(breaker.state("openai", "gpt-4o-mini")).toBe("closed");
+    breaker.recordOutcome("openai", "gpt-4o-mini", false);
+    expect(breaker.state("openai", "gpt-4o-mini")).toBe("open");
     expect(summary()).toStrictEqual(["openai: closed→open (consecutive_failures)"]);
   });
 
@@ -46,10 +45,11 @@ describe("CircuitBreaker", () => {
       failureRateThreshold: 0.5,
       minimumCalls: 6,
     });
-    for (const ok of [true, false, true, false, true]) breaker.record("groq", ok);
-    expect(breaker.state("groq")).toBe("closed"); // 2/5 failed, and only 5 calls
-    breaker.record("groq", false); // 3/6 = 0.5
-    expect(breaker.state("groq")).toBe("open");
+    for (const ok of [true, false, true, false, true])
+      breaker.recordOutcome("groq", "llama-3.1-8b-instant", ok);
+    expect(breaker.state("groq", "llama-3.1-8b-instant")).toBe("closed"); // 2/5 failed, and only 5 calls
+    breaker.recordOutcome("groq", "llama-3.1-8b-instant", false); // 3/6 = 0.5
+    expect(breaker.state("groq", "llama-3.1-8b-instant")).toBe("open");
     expect(transitions[0]).toMatchObject({ reason: "failure_rate", failureRate: 0.5 });
   });
 
@@ -59,14 +59,17 @@ describe("CircuitBreaker", () => {
       minimumCalls: 4,
       windowMs: 10_000,
     });
-    breaker.record("groq", false);
-    breaker.record("groq", false);
-    breaker.record("groq", false);
+    breaker.recordOutcome("groq", "llama-3.1-8b-instant", false);
+    breaker.recordOutcome("groq", "llama-3.1-8b-instant", false);
+    breaker.recordOutcome("groq", "llama-3.1-8b-instant", false);
     clock.advance(10_001);
-    breaker.record("groq", true);
-    breaker.record("groq", false);
-    expect(breaker.health(["groq"]).groq).toMatchObject({ windowCalls: 2, failureRate: null });
-    expect(breaker.state("groq")).toBe("closed");
+    breaker.recordOutcome("groq", "llama-3.1-8b-instant", true);
+    breaker.recordOutcome("groq", "llama-3.1-8b-instant", false);
+    expect(breaker.health()["groq/llama-3.1-8b-instant"]).toMatchObject({
+      windowCalls: 2,
+      failureRate: null,
+    });
+    expect(breaker.state("groq", "llama-3.1-8b-instant")).toBe("closed");
   });
 
   it("keeps a constant number of buckets per provider, whatever the call rate", () => {
@@ -78,13 +81,13 @@ describe("CircuitBreaker", () => {
     for (let call = 0; call < 100_000; call++) {
       const ok = call % 4 !== 0; // a quarter fail, never enough to open
       if (!ok) failures++;
-      breaker.record("openai", ok);
-      stored = Math.max(stored, breaker.storedBuckets("openai"));
+      breaker.recordOutcome("openai", "gpt-4o-mini", ok);
+      stored = Math.max(stored, breaker.storedBuckets("openai", "gpt-4o-mini"));
       clock.advance(stepMs);
     }
     expect(stored).toBe(windowBucketCount);
     expect(failures).toBe(25_000);
-    const health = breaker.health(["openai"]).openai!;
+    const health = breaker.health()["openai/gpt-4o-mini"]!;
     expect(health.state).toBe("closed");
     // The window slides one bucket at a time: it holds between windowMs − one bucket and
     // windowMs of outcomes, never the 100 000 recorded.
@@ -99,15 +102,15 @@ describe("CircuitBreaker", () => {
       failureThreshold: 1,
       cooldownMs: 30_000,
     });
-    breaker.record("anthropic", false);
-    expect(breaker.admit("anthropic")).toStrictEqual({ kind: "open" });
+    breaker.recordOutcome("anthropic", "claude-sonnet-4-5", false);
+    expect(breaker.admit("anthropic", "claude-sonnet-4-5")).toStrictEqual({ kind: "open" });
     clock.advance(29_999);
-    expect(breaker.admit("anthropic")).toStrictEqual({ kind: "open" });
+    expect(breaker.admit("anthropic", "claude-sonnet-4-5")).toStrictEqual({ kind: "open" });
     clock.advance(1);
-    const probe = breaker.admit("anthropic");
+    const probe = breaker.admit("anthropic", "claude-sonnet-4-5");
     expect(probe.kind).toBe("probe");
-    expect(breaker.admit("anthropic")).toStrictEqual({ kind: "open" });
-    expect(breaker.health(["anthropic"]).anthropic).toMatchObject({
+    expect(breaker.admit("anthropic", "claude-sonnet-4-5")).toStrictEqual({ kind: "open" });
+    expect(breaker.health()["anthropic/claude-sonnet-4-5"]).toMatchObject({
       state: "half-open",
       probeInFlight: true,
     });
@@ -122,44 +125,93 @@ describe("CircuitBreaker", () => {
       failureThreshold: 1,
       cooldownMs: 1_000,
     });
-    breaker.record("anthropic", false);
+    breaker.recordOutcome("anthropic", "claude-sonnet-4-5", false);
     clock.advance(1_000);
-    const probe = breaker.admit("anthropic");
+    const probe = breaker.admit("anthropic", "claude-sonnet-4-5");
     if (probe.kind !== "probe") throw new Error("expected a probe");
-    breaker.record("anthropic", false); // a call that was not the probe
-    expect(breaker.state("anthropic")).toBe("half-open");
-    breaker.record("anthropic", true, probe.token);
-    expect(breaker.state("anthropic")).toBe("closed");
+    breaker.recordOutcome("anthropic", "claude-sonnet-4-5", false); // a call that was not the probe
+    expect(breaker.state("anthropic", "claude-sonnet-4-5")).toBe("half-open");
+    breaker.recordOutcome("anthropic", "claude-sonnet-4-5", true, probe.token);
+    expect(breaker.state("anthropic", "claude-sonnet-4-5")).toBe("closed");
     expect(summary().at(-1)).toBe("anthropic: half-open→closed (probe_succeeded)");
   });
 
-  it("reopens when the probe fails, for another full cooldown", () => {
-    const { breaker, clock, summary } = breakerWithClock({
+  it("reopens when the probe fails, for twice the last cooldown, up to the cap", () => {
+    const { breaker, clock, transitions } = breakerWithClock({
       failureThreshold: 1,
       cooldownMs: 1_000,
+      maxCooldownMs: 3_000,
     });
-    breaker.record("anthropic", false);
-    clock.advance(1_000);
-    const probe = breaker.admit("anthropic");
-    if (probe.kind !== "probe") throw new Error("expected a probe");
-    breaker.record("anthropic", false, probe.token);
-    expect(breaker.state("anthropic")).toBe("open");
-    clock.advance(999);
-    expect(breaker.state("anthropic")).toBe("open");
-    expect(summary().at(-1)).toBe("anthropic: half-open→open (probe_failed)");
+    const failProbe = () => {
+      const probe = breaker.admit("anthropic", "claude-sonnet-4-5");
+      if (probe.kind !== "probe") throw new Error("expected a probe");
+      breaker.recordOutcome("anthropic", "claude-sonnet-4-5", false, probe.token);
+    };
+    breaker.recordOutcome("anthropic", "claude-sonnet-4-5", false);
+    const cooldowns = [];
+    for (let probe = 0; probe < 4; probe++) {
+      const cooldown = breaker.health()["anthropic/claude-sonnet-4-5"]!.cooldownMs;
+      cooldowns.push(cooldown);
+      clock.advance(cooldown - 1);
+      expect(breaker.state("anthropic", "claude-sonnet-4-5")).toBe("open");
+      clock.advance(1);
+      failProbe();
+    }
+    expect(cooldowns).toStrictEqual([1_000, 2_000, 3_000, 3_000]);
+    expect(transitions.at(-1)).toMatchObject({
+      to: "open",
+      reason: "probe_failed",
+      cooldownMs: 3_000,
+    });
+  });
+
+  it("starts again from the first cooldown once a probe succeeded", () => {
+    const { breaker, clock } = breakerWithClock({ failureThreshold: 1, cooldownMs: 1_000 });
+    const probeAfter = (ms: number, ok: boolean) => {
+      clock.advance(ms);
+      const probe = breaker.admit("anthropic", "claude-sonnet-4-5");
+      if (probe.kind !== "probe") throw new Error("expected a probe");
+      breaker.recordOutcome("anthropic", "claude-sonnet-4-5", ok, probe.token);
+    };
+    breaker.recordOutcome("anthropic", "claude-sonnet-4-5", false);
+    probeAfter(1_000, false);
+    probeAfter(2_000, true);
+    expect(breaker.state("anthropic", "claude-sonnet-4-5")).toBe("closed");
+    breaker.recordOutcome("anthropic", "claude-sonnet-4-5", false);
+    expect(breaker.health()["anthropic/claude-sonnet-4-5"]).toMatchObject({
+      state: "open",
+      cooldownMs: 1_000,
+    });
+  });
+
+  it("keeps one circuit per provider and model", () => {
+    const { breaker } = breakerWithClock({ failureThreshold: 2 });
+    breaker.recordOutcome("openai", "gpt-4o", false);
+    breaker.recordOutcome("openai", "gpt-4o", false);
+    expect(breaker.state("openai", "gpt-4o")).toBe("open");
+    expect(breaker.state("openai", "gpt-4o-mini")).toBe("closed");
+    expect(Object.keys(breaker.health())).toStrictEqual(["openai/gpt-4o", "openai/gpt-4o-mini"]);
+  });
+
+  it("names each setting out of range", () => {
+    expect(() =>
+      createCircuitBreaker({ failureRateThreshold: 2, cooldownMs: 0, whenOpen: "skip" as "drop" }),
+    ).toThrow(
+      /failureRateThreshold must be above 0 and at most 1, got 2.*cooldownMs must be a positive whole number, got 0.*whenOpen/,
+    );
   });
 
   it("frees a probe that told nothing, so the next call can probe", () => {
     const { breaker, clock } = breakerWithClock({ failureThreshold: 1, cooldownMs: 1_000 });
-    breaker.record("anthropic", false);
+    breaker.recordOutcome("anthropic", "claude-sonnet-4-5", false);
     clock.advance(1_000);
-    const first = breaker.admit("anthropic");
+    const first = breaker.admit("anthropic", "claude-sonnet-4-5");
     if (first.kind !== "probe") throw new Error("expected a probe");
-    breaker.releaseProbe("anthropic", first.token);
-    const second = breaker.admit("anthropic");
+    breaker.releaseProbe("anthropic", "claude-sonnet-4-5", first.token);
+    const second = breaker.admit("anthropic", "claude-sonnet-4-5");
     expect(second.kind).toBe("probe");
-    breaker.releaseProbe("anthropic", first.token); // a stale release changes nothing
-    expect(breaker.admit("anthropic")).toStrictEqual({ kind: "open" });
+    breaker.releaseProbe("anthropic", "claude-sonnet-4-5", first.token); // a stale release changes nothing
+    expect(breaker.admit("anthropic", "claude-sonnet-4-5")).toStrictEqual({ kind: "open" });
   });
 });
 
@@ -179,10 +231,13 @@ describe("the client's breaker", () => {
   const breaker = { failureThreshold: 2, cooldownMs: 10_000 };
 
   it("counts steps the gateway passed over as failures and moves an open provider to the end", async () => {
-    const { client, recorder } = testClient({ breaker });
+    const { client, recorder, breaker: circuits } = testClient({}, breaker);
     await client.chat({ route: "default", messages });
     await client.chat({ route: "default", messages });
-    expect(client.health().anthropic).toMatchObject({ state: "open", consecutiveFailures: 2 });
+    expect(circuits!.health()["anthropic/claude-sonnet-4-5"]).toMatchObject({
+      state: "open",
+      consecutiveFailures: 2,
+    });
     expect(recorder.transitions.map(({ provider, to }) => `${provider}→${to}`)).toStrictEqual([
       "anthropic→open",
     ]);
@@ -199,7 +254,7 @@ describe("the client's breaker", () => {
   });
 
   it("drops an open provider when whenOpen is drop", async () => {
-    const { client } = testClient({ breaker: { ...breaker, whenOpen: "drop" } });
+    const { client } = testClient({}, { ...breaker, whenOpen: "drop" });
     await client.chat({ route: "default", messages });
     await client.chat({ route: "default", messages });
     server.urls[gatewayUrl]!.response = {
@@ -212,7 +267,7 @@ describe("the client's breaker", () => {
   });
 
   it("probes in place after the cooldown, and closes when the provider answers", async () => {
-    const { client, clock, recorder } = testClient({ breaker });
+    const { client, clock, recorder, breaker: circuits } = testClient({}, breaker);
     await client.chat({ route: "default", messages });
     await client.chat({ route: "default", messages });
     clock.advance(10_000);
@@ -224,7 +279,7 @@ describe("the client's breaker", () => {
     const answer = await client.chat({ route: "default", messages });
     expect(sentProviders(2)).toStrictEqual(["anthropic", "openai", "workers-ai"]);
     expect(answer.served.provider).toBe("anthropic");
-    expect(client.health().anthropic?.state).toBe("closed");
+    expect(circuits!.state("anthropic", "claude-sonnet-4-5")).toBe("closed");
     expect(recorder.transitions.map(({ to, reason }) => `${to} (${reason})`)).toStrictEqual([
       "open (consecutive_failures)",
       "half-open (cooldown_elapsed)",
@@ -233,7 +288,7 @@ describe("the client's breaker", () => {
   });
 
   it("lets only one concurrent call probe; the others keep the provider at the end", async () => {
-    const { client, clock } = testClient({ breaker });
+    const { client, clock, breaker: circuits } = testClient({}, breaker);
     await client.chat({ route: "default", messages });
     await client.chat({ route: "default", messages });
     clock.advance(10_000);
@@ -246,11 +301,11 @@ describe("the client's breaker", () => {
       "anthropic,openai,workers-ai",
       "openai,workers-ai,anthropic",
     ]);
-    expect(client.health().anthropic?.state).toBe("open");
+    expect(circuits!.state("anthropic", "claude-sonnet-4-5")).toBe("open");
   });
 
   it("does not count cache hits or gateway errors against providers", async () => {
-    const { client } = testClient({ breaker: { failureThreshold: 1 } });
+    const { client, breaker: circuits } = testClient({}, { failureThreshold: 1 });
     server.urls[gatewayUrl]!.response = {
       type: "json",
       body: fixtureJson("providers/openai/response.json"),
@@ -263,22 +318,18 @@ describe("the client's breaker", () => {
       body: fixtureJson("client/gateway-error-401.json"),
     };
     await client.chat({ route: "default", messages }).catch(() => undefined);
-    const health = client.health();
-    expect(Object.keys(health)).toStrictEqual(["anthropic", "groq", "openai", "workers-ai"]);
-    expect(Object.values(health).map((entry) => entry.state)).toStrictEqual([
-      "closed",
-      "closed",
-      "closed",
-      "closed",
-    ]);
+    // The breaker saw circuits only through calls, and none of them was ever opened.
+    const health = circuits!.health();
+    expect(Object.values(health).map((entry) => entry.state)).toStrictEqual(
+      Object.keys(health).map(() => "closed"),
+    );
+    expect(circuits!.health()["anthropic/claude-sonnet-4-5"]?.consecutiveFailures ?? 0).toBe(0);
   });
 
-  it("can be turned off", async () => {
-    const recorder = memoryRecorder();
-    const { client } = testClient({ breaker: false, recorder });
+  it("is not there unless the client is given one", async () => {
+    const { client, recorder } = testClient();
     for (let call = 0; call < 6; call++) await client.chat({ route: "default", messages });
     expect(sentProviders(5)).toStrictEqual(["anthropic", "openai", "workers-ai"]);
-    expect(client.health().anthropic?.state).toBe("closed");
     expect(recorder.transitions).toStrictEqual([]);
   });
 });

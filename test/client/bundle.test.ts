@@ -1,27 +1,58 @@
 import { describe, expect, it } from "vitest";
 import { measureClientBundle } from "../../tools/scripts/client-size.ts";
 
-/** Modules the client may contain: its own (not the Node-only entry) and the dependency-free folders. */
-const allowed = /^src\/(client\/(?!node\/)|providers\/|routes\/|errors\/)/;
+/**
+ * Modules the client may contain: its own (not the Node-only entry), the dependency-free folders,
+ * and the SSE parser the build inlines.
+ */
+const allowed =
+  /^(consumer|src\/(client\/(?!node\/)|providers\/|routes\/|errors\/)|node_modules\/eventsource-parser\/)/;
 
-function leaks(inputs: readonly string[]): string[] {
-  return inputs.filter((input) => !allowed.test(input));
+function leaks(report: { chunks: readonly { inputs: readonly string[] }[] }): string[] {
+  return report.chunks.flatMap((chunk) => chunk.inputs).filter((input) => !allowed.test(input));
 }
 
 describe("the client bundle", () => {
-  it("has no run-time dependencies: only src modules, nothing external", async () => {
-    const report = await measureClientBundle();
+  it("has no run-time dependencies: only src modules and the inlined SSE parser, nothing external", async () => {
+    const report = await measureClientBundle("stream");
     expect(report.externalImports).toStrictEqual([]);
-    expect(leaks(report.inputs)).toStrictEqual([]);
-    expect(report.inputs).toContain("src/client/index.ts");
-    expect(report.inputs.some((input) => input.startsWith("src/config/"))).toBe(false);
-    expect(report.gzippedBytes).toBeGreaterThan(0);
-    expect(report.gzippedBytes).toBeLessThan(report.minifiedBytes);
+    expect(leaks(report)).toStrictEqual([]);
+    const all = report.chunks.flatMap((chunk) => chunk.inputs);
+    expect(all).toContain("node_modules/eventsource-parser/dist/index.js");
+    expect(all.some((input) => input.startsWith("src/config/"))).toBe(false);
+  });
+
+  it("loads a small core for an app that only chats, the rest on first use", async () => {
+    const report = await measureClientBundle("chat");
+    // Issue 15's target is 6 kB (`npm run bench -- --only sizes` reports it as missed). Routing
+    // policies pushed the core to 6.68 kB: 0.41 kB of it is `BudgetLedger`, which esbuild keeps in
+    // a shared chunk the core imports although this app never uses it (the entry re-exports it and
+    // the lazily loaded policy code constructs it). Provider limits, health steering and hedged
+    // requests (issue 14) add three hooks to the call, 67 B, offset by 30 B: the wording of bad
+    // messages loads with the settings' checks. This bound stops any further growth.
+    expect(report.gzippedBytes).toBeLessThanOrEqual(6_720);
+    expect(report.inputs).toContain("src/client/call.ts");
+    // The stream reader, failover, recording, settings and each provider's format load when a
+    // call needs them; the breaker and createGatewayFetch are entries of their own.
+    for (const lazy of [
+      "src/client/stream-reader.ts",
+      "src/client/failover.ts",
+      "src/client/record.ts",
+      "src/client/settings.ts",
+      "src/client/answer-errors.ts",
+      "src/client/breaker.ts",
+      "src/client/fetch.ts",
+      "src/providers/openai.ts",
+      "node_modules/eventsource-parser/dist/index.js",
+    ]) {
+      expect(report.inputs).not.toContain(lazy);
+    }
+    expect(report.totalGzippedBytes).toBeGreaterThan(report.gzippedBytes);
   });
 
   it("would notice a package pulled into the bundle", async () => {
     const report = await measureClientBundle("test/__fixtures__/client/leaky-entry.ts");
-    expect(leaks(report.inputs).some((input) => input.includes("node_modules/zod/"))).toBe(true);
+    expect(leaks(report).some((input) => input.includes("node_modules/zod/"))).toBe(true);
   });
 
   it("refuses Node built-ins: the Node-only recorder cannot be bundled for a neutral platform", async () => {

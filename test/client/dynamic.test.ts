@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AllStepsFailedError } from "../../src/client/index.ts";
+import { AllStepsFailedError } from "../../src/client/errors.ts";
 import { createTestServer } from "../helpers/test-server.ts";
 import {
   compatUrl,

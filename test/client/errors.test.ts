@@ -15,7 +15,7 @@ import {
   RateLimitedError,
   TimeoutError,
   UnknownRouteError,
-} from "../../src/client/index.ts";
+} from "../../src/client/errors.ts";
 import { StepwiseError } from "../../src/errors/index.ts";
 
 const url = "https://gateway.test/v1/account/gateway";
@@ -131,10 +131,10 @@ describe("the error tree", () => {
 
   it("recognises errors from another copy of the module", async () => {
     // A query string makes Vite load a second, separate instance of the module.
-    const secondCopy = "../../src/client/errors/api-call-error.ts?second-copy";
+    const secondCopy = "../../src/client/answer-errors.ts?second-copy";
     const copy = (await import(
       /* @vite-ignore */ secondCopy
-    )) as typeof import("../../src/client/errors/api-call-error.ts");
+    )) as typeof import("../../src/client/answer-errors.ts");
     const foreign = new copy.RateLimitedError({ status: 429, url, retryAfterMs: 1 });
     expect(foreign).not.toBeInstanceOf(RateLimitedError);
     expect(RateLimitedError.isInstance(foreign)).toBe(true);

@@ -2,14 +2,14 @@ import { describe, expect, it, onTestFinished, vi } from "vitest";
 import {
   AbortedError,
   AllStepsFailedError,
-  ApiCallError,
+  type ApiCallError,
   AuthenticationError,
   DeadlineExceededError,
   InvalidResponseError,
   NetworkError,
   RateLimitedError,
   TimeoutError,
-} from "../../src/client/index.ts";
+} from "../../src/client/errors.ts";
 import { createTestServer, type TestResponse } from "../helpers/test-server.ts";
 import {
   fixtureJson,
@@ -35,6 +35,10 @@ const allFailed: TestResponse = {
 };
 
 const server = createTestServer({ [gatewayUrl]: { response: openAiAnswer } });
+
+function sentProviders(callIndex: number): string[] {
+  return (server.calls[callIndex]!.body as { provider: string }[]).map((step) => step.provider);
+}
 
 describe("when every step fails", () => {
   it("throws AllStepsFailedError listing each step, with the last step's status and error", async () => {
@@ -160,23 +164,88 @@ describe("gateway errors", () => {
     expect(error).toMatchObject({ code: "rate_limited", retryAfterMs: 1_000, errorType: "2003" });
   });
 
-  it("throws the provider's error when the gateway stops at a step that is not the last", async () => {
+  it("does not send a step that answered 429 again before its Retry-After", async () => {
+    const anthropic429: TestResponse = {
+      type: "error",
+      status: 429,
+      body: fixtureJson("providers/anthropic/error-429.json"),
+      headers: servedHeaders(0, "anthropic", "claude-sonnet-4-5", { "retry-after": "2" }),
+    };
+    server.urls[gatewayUrl]!.response = [anthropic429, allFailed, openAiAnswer];
+    const { client, waits } = testClient();
+    const answer = await client.chat({ route: "default", messages });
+    expect(answer.served.attempts).toBe(3);
+    // The steps after it at once; the whole route only once anthropic's 2 s have passed.
+    expect(sentProviders(1)).toStrictEqual(["openai", "workers-ai"]);
+    expect(sentProviders(2)).toStrictEqual(["anthropic", "openai", "workers-ai"]);
+    expect(waits).toStrictEqual([2_000]);
+  });
+
+  it("leaves a step out of the call when its Retry-After outlasts the deadline", async () => {
+    const anthropic429: TestResponse = {
+      type: "error",
+      status: 429,
+      body: fixtureJson("providers/anthropic/error-429.json"),
+      headers: servedHeaders(0, "anthropic", "claude-sonnet-4-5", { "retry-after": "30" }),
+    };
+    server.urls[gatewayUrl]!.response = [anthropic429, allFailed, openAiAnswer];
+    const { client, waits } = testClient();
+    const answer = await client.chat({ route: "default", messages, deadlineMs: 10_000 });
+    expect(answer.served).toMatchObject({ index: 1, attempts: 3 });
+    expect(sentProviders(2)).toStrictEqual(["openai", "workers-ai"]);
+    expect(waits).toStrictEqual([250]);
+  });
+
+  it("moves on to the steps after a model that refused for context length, without retrying it", async () => {
+    server.urls[gatewayUrl]!.response = [
+      {
+        type: "error",
+        status: 400,
+        body: fixtureJson("providers/anthropic/error-400-context.json"),
+        headers: servedHeaders(0, "anthropic", "claude-sonnet-4-5"),
+      },
+      { ...openAiAnswer, headers: servedHeaders(0, "openai", "gpt-4o-mini") },
+    ];
+    const { client, waits, recorder } = testClient();
+    const answer = await client.chat({ route: "default", messages });
+    expect(answer.served).toMatchObject({ index: 1, provider: "openai", attempts: 2 });
+    expect(sentProviders(1)).toStrictEqual(["openai", "workers-ai"]);
+    expect(waits).toStrictEqual([]);
+    expect(recorder.events[0]?.failedSteps).toStrictEqual([
+      {
+        step: 0,
+        provider: "anthropic",
+        model: "claude-sonnet-4-5",
+        status: 400,
+        errorCode: "api_call_error",
+        at: "request",
+      },
+    ]);
+  });
+
+  it.each([
+    [
+      "a content-filter refusal",
+      "content_filter",
+      "The response was filtered by the content policy.",
+    ],
+    ["an invalid request", "invalid_request_error", "temperature must be at most 2."],
+  ])("returns %s at once, trying no other step", async (_, code, message) => {
     server.urls[gatewayUrl]!.response = {
       type: "error",
       status: 400,
-      body: fixtureJson("providers/anthropic/error-400-context.json"),
-      headers: servedHeaders(0, "anthropic", "claude-sonnet-4-5"),
+      body: { error: { message, type: "invalid_request_error", param: null, code } },
+      headers: servedHeaders(1, "openai", "gpt-4o-mini"),
     };
     const { client } = testClient();
     const error = await rejectionOf(client.chat({ route: "default", messages }));
-    expect(ApiCallError.isInstance(error)).toBe(true);
     expect(AllStepsFailedError.isInstance(error)).toBe(false);
     expect(error).toMatchObject({
       code: "api_call_error",
       status: 400,
       isRetryable: false,
-      errorType: "invalid_request_error",
-      step: { index: 0, provider: "anthropic", model: "claude-sonnet-4-5" },
+      errorType: code,
+      step: { index: 1, provider: "openai", model: "gpt-4o-mini" },
     });
     expect(server.calls).toHaveLength(1);
   });
@@ -206,19 +275,20 @@ describe("malformed answers", () => {
     expect(recorder.events[0]).toMatchObject({ ok: true, step: 1, attempts: 2 });
   });
 
-  it("fails with every step listed when the last step's body is empty", async () => {
+  it("tries the route again when the last step's body is empty, then fails with every step listed", async () => {
     server.urls[gatewayUrl]!.response = {
       type: "text",
       body: "",
       headers: servedHeaders(2, "workers-ai", "@cf/meta/llama-3.1-8b-instruct"),
     };
-    const { client } = testClient();
-    const error = await rejectionOf(client.chat({ route: "default", messages }));
+    const { client, waits } = testClient();
+    const error = await rejectionOf(client.chat({ route: "default", messages, maxAttempts: 2 }));
+    expect(waits).toStrictEqual([250]);
     expect(AllStepsFailedError.isInstance(error)).toBe(true);
     const last = (error as AllStepsFailedError).steps.at(-1)!;
     expect(InvalidResponseError.isInstance(last.error)).toBe(true);
     expect(last.error?.message).toContain("Workers AI answered with an empty body");
-    expect(server.calls).toHaveLength(1);
+    expect(server.calls).toHaveLength(2);
   });
 
   it("rejects an answer whose headers name a step that was not sent", async () => {

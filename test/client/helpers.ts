@@ -8,7 +8,14 @@
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import {
+  type BreakerOptions,
+  type CircuitBreaker,
+  createCircuitBreaker,
+} from "../../src/client/breaker.ts";
+import { createGatewayFetch } from "../../src/client/fetch.ts";
+import {
   createGatewayClient,
+  type FetchFunction,
   type GatewayClient,
   type GatewayClientOptions,
   type MemoryRecorder,
@@ -88,9 +95,17 @@ export function recordingSleep(clock?: ManualClock) {
   return { waits, sleep };
 }
 
-/** A client with injected clock, ids, sleep and a memory recorder. */
-export function testClient(overrides: Partial<GatewayClientOptions> = {}): {
+/**
+ * A client with injected clock, ids, sleep and a memory recorder; with `breaker` settings, also a
+ * circuit breaker on the same clock. `fetch` is `createGatewayFetch` with the same options.
+ */
+export function testClient(
+  overrides: Partial<GatewayClientOptions> = {},
+  breakerOptions?: BreakerOptions,
+): {
   client: GatewayClient;
+  fetch: FetchFunction;
+  breaker: CircuitBreaker | undefined;
   recorder: MemoryRecorder;
   clock: ManualClock;
   waits: number[];
@@ -98,8 +113,12 @@ export function testClient(overrides: Partial<GatewayClientOptions> = {}): {
   const clock = new ManualClock();
   const recorder = memoryRecorder();
   const { waits, sleep } = recordingSleep(clock);
+  const breaker =
+    breakerOptions === undefined
+      ? undefined
+      : createCircuitBreaker({ ...breakerOptions, now: clock.now });
   let next = 0;
-  const client = createGatewayClient({
+  const options: GatewayClientOptions = {
     accountId,
     gatewayId,
     baseUrl,
@@ -111,9 +130,17 @@ export function testClient(overrides: Partial<GatewayClientOptions> = {}): {
     generateId: () => `call-${++next}`,
     sleep,
     recorder,
+    breaker,
     ...overrides,
-  });
-  return { client, recorder, clock, waits };
+  };
+  return {
+    client: createGatewayClient(options),
+    fetch: createGatewayFetch(options),
+    breaker,
+    recorder,
+    clock,
+    waits,
+  };
 }
 
 /** Gateway answer headers naming the served step. */

@@ -1,9 +1,6 @@
 import { describe, expect, it } from "vitest";
-import {
-  createGatewayClient,
-  InvalidOptionsError,
-  UnknownRouteError,
-} from "../../src/client/index.ts";
+import { InvalidOptionsError, UnknownRouteError } from "../../src/client/errors.ts";
+import { createGatewayClient } from "../../src/client/index.ts";
 import { loadConfig } from "../../src/config/index.ts";
 import { createTestServer } from "../helpers/test-server.ts";
 import {
@@ -114,11 +111,32 @@ describe("per-call options become cf-aig-* headers", () => {
     );
     expect(InvalidOptionsError.isInstance(error)).toBe(true);
     const message = (error as Error).message;
-    expect(message).toContain("cacheTtl must be 0 (off) or 60 to 2592000 seconds, got 30");
+    expect(message).toContain(
+      "cacheTtl (seconds; 0 turns the cache off) must be a whole number from 60 to 2592000, got 30",
+    );
     expect(message).toContain("metadata has 6 entries; the gateway keeps only 5");
-    expect(message).toContain("retries.maxAttempts must be 1 to 5, got 9");
+    expect(message).toContain("retries.maxAttempts must be a whole number from 1 to 5, got 9");
     expect(server.calls).toHaveLength(0);
     expect(recorder.events[0]).toMatchObject({ ok: false, errorCode: "invalid_options" });
+  });
+
+  it("rejects out-of-range overrides of the client's own options, with the messages", async () => {
+    const { client } = testClient();
+    const error = await rejectionOf(
+      client.chat({
+        route: "default",
+        messages: [],
+        maxAttempts: 0,
+        deadlineMs: 1.5,
+        mode: "fast" as "dynamic",
+        onStreamBreak: "retry" as "fail",
+      }),
+    );
+    expect(InvalidOptionsError.isInstance(error)).toBe(true);
+    expect((error as Error).message).toMatch(
+      /messages must be a non-empty array.*maxAttempts must be a whole number of at least 1, got 0.*deadlineMs must be a whole number of at least 1, got 1\.5.*mode must be one of "universal", "dynamic"; got "fast".*onStreamBreak must be one of "restart", "continue", "fail"; got "retry"/,
+    );
+    expect(server.calls).toHaveLength(0);
   });
 
   it("rejects empty or malformed messages", async () => {
@@ -141,6 +159,26 @@ describe("per-call options become cf-aig-* headers", () => {
 });
 
 describe("createGatewayClient", () => {
+  it("checks the mode, the stream-break policy and each inline route's deadline and policy", () => {
+    expect(() =>
+      createGatewayClient({
+        accountId,
+        gatewayId: "chat-prod",
+        mode: "fast" as "dynamic",
+        onStreamBreak: "retry" as "fail",
+        routes: {
+          slow: {
+            steps: [{ provider: "openai", model: "gpt-4o-mini" }],
+            deadlineMs: 0,
+            onStreamBreak: "never" as "fail",
+          },
+        },
+      }),
+    ).toThrowError(
+      /mode must be one of "universal", "dynamic"; got "fast".*onStreamBreak must be one of "restart", "continue", "fail"; got "retry".*route "slow" deadlineMs must be a whole number of at least 1, got 0.*route "slow" onStreamBreak must be one of "restart", "continue", "fail"; got "never"/s,
+    );
+  });
+
   it("reports every problem with its options at once", () => {
     expect(() =>
       createGatewayClient({
@@ -154,7 +192,7 @@ describe("createGatewayClient", () => {
       expect.objectContaining({
         code: "invalid_options",
         message: expect.stringMatching(
-          /accountId is missing.*baseUrl must be an http\(s\) URL.*maxAttempts must be a positive whole number.*route "empty" has no steps.*route "odd" step 0: Unknown provider "opnai"\. Known providers: openai, .*custom-acme\)\.$/s,
+          /accountId is missing.*baseUrl must be an http\(s\) URL.*maxAttempts must be a whole number of at least 1, got 0.*route "empty" has no steps.*route "odd" step 0: unknown provider "opnai" \(known: openai, .*, custom-<slug>\)\.$/s,
         ),
       }),
     );

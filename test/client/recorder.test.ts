@@ -33,21 +33,36 @@ const server = createTestServer({
   },
 });
 
+describe("the event's time", () => {
+  it("is the ISO time the call started, to the millisecond, within a second and across seconds", async () => {
+    const { client, clock, recorder } = testClient();
+    const times: string[] = [];
+    for (const step of [0, 1, 998, 1, 1, 3_600_000 - 1]) {
+      clock.advance(step);
+      times.push(new Date(clock.now()).toISOString());
+      await client.chat({ route: "default", messages });
+    }
+    expect(recorder.events.map((event) => event.time)).toStrictEqual(times);
+  });
+});
+
 describe("recorders", () => {
   it("callbackRecorder gets one event per call and the breaker's transitions", async () => {
     const events: CallEvent[] = [];
     const transitions: string[] = [];
-    const { client } = testClient({
-      breaker: { failureThreshold: 1 },
-      recorder: callbackRecorder(
-        (event) => {
-          events.push(event);
-        },
-        (transition) => {
-          transitions.push(`${transition.provider}→${transition.to}`);
-        },
-      ),
-    });
+    const { client } = testClient(
+      {
+        recorder: callbackRecorder(
+          (event) => {
+            events.push(event);
+          },
+          (transition) => {
+            transitions.push(`${transition.provider}→${transition.to}`);
+          },
+        ),
+      },
+      { failureThreshold: 1 },
+    );
     await client.chat({ route: "default", messages });
     await client.chat({ route: "default", messages });
     expect(events.map((event) => event.id)).toStrictEqual(["call-1", "call-2"]);
@@ -56,18 +71,20 @@ describe("recorders", () => {
 
   it("never lets a throwing or rejecting recorder break the call", async () => {
     const problems: unknown[] = [];
-    const { client } = testClient({
-      breaker: { failureThreshold: 1 },
-      recorder: {
-        record: () => {
-          throw new Error("disk full");
+    const { client } = testClient(
+      {
+        recorder: {
+          record: () => {
+            throw new Error("disk full");
+          },
+          breaker: async () => {
+            throw new Error("metrics down");
+          },
         },
-        breaker: async () => {
-          throw new Error("metrics down");
-        },
+        onRecorderError: (error) => problems.push((error as Error).message),
       },
-      onRecorderError: (error) => problems.push((error as Error).message),
-    });
+      { failureThreshold: 1 },
+    );
     const answer = await client.chat({ route: "default", messages });
     expect(answer.served.index).toBe(1);
     await expect.poll(() => problems.length).toBe(2);
@@ -88,9 +105,9 @@ describe("recorders", () => {
 });
 
 describe("keys never reach events", () => {
-  it("holds for successes, failures, streams, dynamic routes and client.fetch", async () => {
+  it("holds for successes, failures, streams, dynamic routes and createGatewayFetch", async () => {
     const recorder = memoryRecorder();
-    const { client } = testClient({ recorder, breaker: { failureThreshold: 1 } });
+    const { client, fetch } = testClient({ recorder }, { failureThreshold: 1 });
     const errors: unknown[] = [];
     await client.chat({ route: "default", messages, metadata: { user: "u-1" } });
     await client.chat({ route: "default", messages, mode: "dynamic" });
@@ -107,7 +124,7 @@ describe("keys never reach events", () => {
       headers: servedHeaders(1, "openai", "gpt-4o-mini"),
     };
     await client.stream({ route: "default", messages }).collect();
-    await client.fetch(compatUrl, {
+    await fetch(compatUrl, {
       method: "POST",
       headers: { authorization: `Bearer ${secrets.openai}`, "content-type": "application/json" },
       body: JSON.stringify({ model: "openai/gpt-4o-mini", messages }),
@@ -140,7 +157,7 @@ describe("jsonLinesRecorder", () => {
     const path = join(folder, "nested", "events.jsonl");
     const transitionsPath = join(folder, "nested", "breaker.jsonl");
     const recorder = jsonLinesRecorder({ path, transitionsPath });
-    const { client } = testClient({ recorder, breaker: { failureThreshold: 1 } });
+    const { client } = testClient({ recorder }, { failureThreshold: 1 });
     await client.chat({ route: "default", messages });
     await client.chat({ route: "default", messages, eventId: "second" });
     await recorder.flush();

@@ -1,8 +1,10 @@
 import { describe, expect, it } from "vitest";
-import { type ChatResponse, OutputRejectedError } from "../../src/client/index.ts";
+import { OutputRejectedError } from "../../src/client/errors.ts";
+import type { ChatDelta, ChatResponse } from "../../src/client/index.ts";
 import { createTestServer, type TestResponse } from "../helpers/test-server.ts";
 import {
   compatUrl,
+  fixtureAnswer,
   fixtureJson,
   fixtureText,
   gatewayUrl,
@@ -138,7 +140,51 @@ describe("output validation", () => {
     expect(recorder.events[0]).toMatchObject({ ok: false, errorCode: "unexpected_error" });
   });
 
-  it("checks a stream's complete answer and fails the call when it is rejected", async () => {
+  it("checks a stream's complete answer; a rejection restarts the stream on the next steps", async () => {
+    server.urls[gatewayUrl]!.response = [
+      {
+        type: "sse",
+        events: [fixtureText("providers/anthropic/stream.sse")],
+        headers: servedHeaders(0, "anthropic", "claude-sonnet-4-5"),
+      },
+      {
+        type: "sse",
+        events: [fixtureText("providers/openai/stream.sse")],
+        headers: servedHeaders(0, "openai", "gpt-4o-mini"),
+      },
+    ];
+    const { client, recorder } = testClient();
+    const stream = client.stream({
+      route: "default",
+      messages,
+      validate: (result) => (result.served.index === 0 ? "step 0 is not trusted" : true),
+    });
+    const deltas: ChatDelta[] = [];
+    for await (const delta of stream) deltas.push(delta);
+    const answer = await stream.result;
+    expect(answer.served).toMatchObject({ index: 1, provider: "openai" });
+    expect(answer.text).toBe(fixtureAnswer);
+    const restart = deltas.findIndex((delta) => delta.type === "restart");
+    expect(deltas[restart]).toStrictEqual({
+      type: "restart",
+      step: 0,
+      reason: "output_rejected",
+      discardedChars: fixtureAnswer.length,
+    });
+    // The text before the restart is step 0's answer; after it, step 1's.
+    const textOf = (part: ChatDelta[]) =>
+      part.map((delta) => (delta.type === "text" ? delta.text : "")).join("");
+    expect(textOf(deltas.slice(0, restart))).toBe(fixtureAnswer);
+    expect(textOf(deltas.slice(restart))).toBe(fixtureAnswer);
+    expect(recorder.events[0]).toMatchObject({
+      ok: true,
+      step: 1,
+      rejectedSteps: [0],
+      discardedChars: fixtureAnswer.length,
+    });
+  });
+
+  it("fails a rejected stream when its policy is fail", async () => {
     server.urls[gatewayUrl]!.response = {
       type: "sse",
       events: [fixtureText("providers/anthropic/stream.sse")],
@@ -148,6 +194,7 @@ describe("output validation", () => {
     const stream = client.stream({
       route: "default",
       messages,
+      onStreamBreak: "fail",
       validate: (result) => (result.text.includes("Rome") ? "must not mention Rome" : true),
     });
     const error = await rejectionOf(stream.collect());

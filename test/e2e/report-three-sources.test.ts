@@ -39,7 +39,6 @@ beforeAll(async () => {
     gatewayToken: emulator.gatewayToken,
     routes: gateway.routes,
     keyLookup: () => "test-key",
-    breaker: false,
     recorder,
   });
   const ask = (route: string, index: number) =>

@@ -131,7 +131,6 @@ describe("Analytics Engine points of a proxied run", () => {
       prices: config.models,
       recorder: callbackRecorder((event) => void events.push(event)),
       maxAttempts: 1,
-      breaker: false,
     });
     const chat = async (times: number) => {
       for (let index = 0; index < times; index++) {

@@ -50,6 +50,24 @@ describe("compat endpoint (OpenAI shape, provider/model)", () => {
       request_type: "compat",
       provider: "anthropic",
       success: true,
+      // The log counts the tokens of the answer the client got.
+      tokens_in: completion.usage!.prompt_tokens,
+      tokens_out: completion.usage!.completion_tokens,
+    });
+  });
+
+  it("logs the tokens of an OpenAI answer passed through as it came", async () => {
+    const completion = await openai.chat.completions.create({
+      model: "openai/gpt-4o-mini",
+      messages: [{ role: "user", content: "Hello" }],
+    });
+    expect(completion.usage!.prompt_tokens).toBeGreaterThan(0);
+    expect(emulator.logs("open")[0]).toMatchObject({
+      request_type: "compat",
+      provider: "openai",
+      success: true,
+      tokens_in: completion.usage!.prompt_tokens,
+      tokens_out: completion.usage!.completion_tokens,
     });
   });
 

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { LogBodyStore } from "../../src/emulator/features/log-bodies.ts";
 import { type GatewayLogRecord, LogStore } from "../../src/emulator/features/log-store.ts";
 import { cacheKey, ResponseCache } from "../../src/emulator/features/response-cache.ts";
 import { WindowCounter } from "../../src/emulator/features/window-counter.ts";
@@ -90,6 +91,71 @@ describe("LogStore", () => {
     for (let index = 0; index < 5000; index++) store.add(record(String(index)));
     expect(store.size).toBe(10);
     expect(store.list()[0]!.id).toBe("4990");
+  });
+
+  it("is a ring: past its capacity it keeps the newest records in order, and finds and edits them", () => {
+    const store = new LogStore(() => ({ limit: null, strategy: "DELETE_OLDEST" }), 4);
+    for (let index = 0; index < 10; index++) store.add(record(String(index)));
+    expect(store.list().map((entry) => entry.id)).toEqual(["6", "7", "8", "9"]);
+    expect(store.get("5")).toBeUndefined();
+    expect(store.update("7", { feedback: 1 })?.feedback).toBe(1);
+    expect(store.get("7")?.feedback).toBe(1);
+    expect(store.remove((entry) => entry.id === "8")).toBe(1);
+    for (const id of ["a", "b", "c"]) store.add(record(id));
+    expect(store.list().map((entry) => entry.id)).toEqual(["9", "a", "b", "c"]);
+  });
+
+  it("follows a gateway limit lowered below the capacity, and drops the bodies of evicted records", () => {
+    let limits = { limit: null as number | null, strategy: "DELETE_OLDEST" as const };
+    const store = new LogStore(() => limits, 100);
+    for (let index = 0; index < 6; index++) {
+      const entry = record(String(index));
+      store.add(entry);
+      store.bodies.set(entry.id, { request: store.bodies.keep(Buffer.from("q"), undefined)! });
+    }
+    limits = { limit: 2, strategy: "DELETE_OLDEST" };
+    store.add(record("6"));
+    expect(store.list().map((entry) => entry.id)).toEqual(["5", "6"]);
+    expect(store.bodies.get("4")).toBeUndefined();
+    expect(store.bodies.get("5")?.request?.bytes.toString()).toBe("q");
+  });
+
+  it("refuses a capacity that is not a whole number of at least 1", () => {
+    const limits = () => ({ limit: null, strategy: "DELETE_OLDEST" as const });
+    expect(() => new LogStore(limits, 0)).toThrow(/at least 1/);
+    expect(() => new LogStore(limits, 1.5)).toThrow(/at least 1/);
+  });
+});
+
+describe("LogBodyStore", () => {
+  it("gives back any bytes exactly as kept, cut to the per-body limit", () => {
+    const bodies = new LogBodyStore({ maxBodyBytes: 4 });
+    const bytes = Buffer.from([0xff, 0x00, 0xc3, 0x28, 0x41, 0x42]);
+    bodies.set("a", {
+      request: bodies.keep(bytes.subarray(0, 4), "application/octet-stream")!,
+      response: bodies.keep(bytes, "text/plain")!,
+    });
+    const stored = bodies.get("a")!;
+    expect(stored.request).toEqual({
+      bytes: bytes.subarray(0, 4),
+      contentType: "application/octet-stream",
+      complete: true,
+    });
+    expect(stored.response).toEqual({
+      bytes: bytes.subarray(0, 4),
+      contentType: "text/plain",
+      complete: false,
+    });
+  });
+
+  it("drops the oldest bodies past its total bound", () => {
+    const bodies = new LogBodyStore({ maxTotalBytes: 10 });
+    for (const id of ["a", "b", "c"]) {
+      bodies.set(id, { request: bodies.keep(Buffer.alloc(4), undefined)! });
+    }
+    expect(bodies.get("a")).toBeUndefined();
+    expect(bodies.get("b")).toBeDefined();
+    expect(bodies.get("c")).toBeDefined();
   });
 });
 

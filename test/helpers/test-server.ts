@@ -205,7 +205,8 @@ async function respond(answer: TestResponse, signal: AbortSignal): Promise<Respo
     case "error":
       return typeof answer.body === "object"
         ? HttpResponse.json(answer.body, { status: answer.status, headers: answer.headers ?? {} })
-        : new HttpResponse(answer.body ?? "", {
+        : // No body at all when none is given: a 304 or 204 may not have one.
+          new HttpResponse(answer.body ?? null, {
             status: answer.status,
             headers: answer.headers ?? {},
           });

@@ -1,7 +1,12 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
 import { StepwiseError } from "../../src/errors/index.ts";
-import { getProvider, ProviderResponseError, providerSlugs } from "../../src/providers/index.ts";
+import {
+  createStreamParser,
+  getProvider,
+  ProviderResponseError,
+  providerSlugs,
+} from "../../src/providers/index.ts";
 
 const slugs = [...providerSlugs, "custom-acme"];
 
@@ -81,7 +86,7 @@ describe.each(slugs)("%s: behaviour every adapter shares", (slug) => {
   });
 
   it("turns a malformed stream chunk into an error delta instead of throwing", () => {
-    const parse = adapter.createStreamParser();
+    const parse = createStreamParser(adapter.slug);
     for (const data of ['{"choices":[{"delta":', "not json", "42", ""]) {
       expect(parse({ data })).toStrictEqual([
         {

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { getProvider, ProviderResponseError } from "../../src/providers/index.ts";
+import {
+  createStreamParser,
+  getProvider,
+  ProviderResponseError,
+} from "../../src/providers/index.ts";
 import { conversation, fixtureText, readFixtureJson } from "./helpers.ts";
 
 const anthropic = getProvider("anthropic");
@@ -123,7 +127,7 @@ describe("anthropic adapter", () => {
   });
 
   it("reads stream events one at a time", () => {
-    const parse = anthropic.createStreamParser();
+    const parse = createStreamParser(anthropic.slug);
     const start = {
       type: "message_start",
       message: { usage: { input_tokens: 10, cache_read_input_tokens: 2, output_tokens: 1 } },

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { getProvider, ProviderResponseError } from "../../src/providers/index.ts";
+import {
+  createStreamParser,
+  getProvider,
+  ProviderResponseError,
+} from "../../src/providers/index.ts";
 import { conversation, fixtureText, readFixtureJson } from "./helpers.ts";
 
 const google = getProvider("google-ai-studio");
@@ -122,7 +126,7 @@ describe("google-ai-studio adapter", () => {
   });
 
   it("ignores stream events after the finishing chunk", () => {
-    const parse = google.createStreamParser();
+    const parse = createStreamParser(google.slug);
     const last = { candidates: [{ content: { parts: [{ text: "Rome" }] }, finishReason: "STOP" }] };
     expect(parse({ data: JSON.stringify(last) })).toStrictEqual([
       { type: "text", text: "Rome" },
@@ -133,7 +137,7 @@ describe("google-ai-studio adapter", () => {
   });
 
   it("reads an error chunk inside a stream", () => {
-    const parse = google.createStreamParser();
+    const parse = createStreamParser(google.slug);
     const chunk = {
       error: {
         code: 503,

@@ -6,6 +6,7 @@
 
 import { readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
+import { createStreamParser } from "../../src/providers/index.ts";
 import { parseSseStream } from "../../src/providers/sse.ts";
 import type {
   ChatRequest,
@@ -84,7 +85,7 @@ export async function collectDeltas(
   adapter: ProviderAdapter,
   chunks: readonly Uint8Array[],
 ): Promise<StreamDelta[]> {
-  const parse = adapter.createStreamParser();
+  const parse = createStreamParser(adapter.slug);
   const deltas: StreamDelta[] = [];
   for await (const event of parseSseStream(streamOf(chunks))) deltas.push(...parse(event));
   return deltas;

@@ -59,14 +59,11 @@ describe("parseSseStream", () => {
     ]);
   });
 
-  it("flushes the last event when the stream ends without a blank line", async () => {
-    expect(await parseChunks(["data: one\n\ndata: [DONE]"])).toStrictEqual([
-      { data: "one" },
-      { data: "[DONE]" },
-    ]);
-    expect(await parseChunks(["event: end\ndata: two\n"])).toStrictEqual([
-      { event: "end", data: "two" },
-    ]);
+  it("discards an event the stream's end cuts off before its blank line (WHATWG)", async () => {
+    expect(await parseChunks(["data: one\n\ndata: [DONE]"])).toStrictEqual([{ data: "one" }]);
+    expect(await parseChunks(["event: end\ndata: two\n"])).toStrictEqual([]);
+    // A CR at the very end is a whole line end: the blank line is complete.
+    expect(await parseChunks(["data: three\r\r"])).toStrictEqual([{ data: "three" }]);
   });
 
   it("decodes UTF-8 characters split across chunks and skips a leading BOM", async () => {

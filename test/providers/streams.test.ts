@@ -1,6 +1,6 @@
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { getProvider } from "../../src/providers/index.ts";
+import { createStreamParser, getProvider } from "../../src/providers/index.ts";
 import type { TokenUsage } from "../../src/providers/types.ts";
 import {
   collectDeltas,
@@ -103,7 +103,7 @@ describe("stream errors sent by the provider", () => {
   });
 
   it("ends a blocked Gemini prompt with a content_filter finish", () => {
-    const parse = getProvider("google-ai-studio").createStreamParser();
+    const parse = createStreamParser("google-ai-studio");
     const data = JSON.stringify({ promptFeedback: { blockReason: "SAFETY" } });
     expect(parse({ data })).toStrictEqual([
       { type: "finish", reason: "content_filter" },

@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { getProvider, ProviderResponseError } from "../../src/providers/index.ts";
+import {
+  createStreamParser,
+  getProvider,
+  ProviderResponseError,
+} from "../../src/providers/index.ts";
 import { conversation, fixtureText, readFixtureJson } from "./helpers.ts";
 
 const workersAi = getProvider("workers-ai");
@@ -94,7 +98,7 @@ describe("workers-ai adapter", () => {
   });
 
   it("emits one finish before done, even without a reported reason", () => {
-    const parse = workersAi.createStreamParser();
+    const parse = createStreamParser(workersAi.slug);
     expect(parse({ data: '{"response":"Hi","p":"abc"}' })).toStrictEqual([
       { type: "text", text: "Hi" },
     ]);
@@ -102,7 +106,7 @@ describe("workers-ai adapter", () => {
       { type: "finish", reason: "stop" },
       { type: "done" },
     ]);
-    const reported = workersAi.createStreamParser();
+    const reported = createStreamParser(workersAi.slug);
     expect(reported({ data: '{"response":"","finish_reason":"length"}' })).toStrictEqual([
       { type: "finish", reason: "length" },
     ]);

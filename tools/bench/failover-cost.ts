@@ -6,6 +6,7 @@
  * primary), and Portkey's fallback; each against calling the fallback directly through the same
  * path (a route of only the secondary).
  */
+import { type CircuitBreaker, createCircuitBreaker } from "../../src/client/breaker.ts";
 import {
   callbackRecorder,
   createGatewayClient,
@@ -29,7 +30,7 @@ const faults: readonly { kind: FaultKind; name: string }[] = [
   { kind: "unavailable", name: "primary answers 503" },
 ];
 
-function clientFor(baseUrl: string, breaker: boolean): GatewayClient {
+function clientFor(baseUrl: string, breaker?: CircuitBreaker): GatewayClient {
   return createGatewayClient({
     accountId,
     gatewayId,
@@ -37,8 +38,7 @@ function clientFor(baseUrl: string, breaker: boolean): GatewayClient {
     routes: { default: [{ ...primary, timeoutMs: stepTimeoutMs }, secondary], direct: [secondary] },
     keyLookup: benchKey,
     recorder: callbackRecorder(() => undefined),
-    // A cooldown longer than the measurement, so every measured call sees the open circuit.
-    breaker: breaker ? { cooldownMs: 120_000 } : false,
+    breaker,
   });
 }
 
@@ -73,17 +73,20 @@ async function run(context: BenchContext): Promise<BenchResult> {
   for (const fault of faults) {
     resetMocks(mocks);
     mocks.setFaults({ rules: [{ provider: primary.provider, kind: fault.kind }] });
-    const withBreaker = clientFor(emulator.url, true);
-    const withoutBreaker = clientFor(emulator.url, false);
+    // A cooldown longer than the measurement, so every measured call sees the open circuit.
+    const breaker = createCircuitBreaker({ cooldownMs: 120_000, maxCooldownMs: 120_000 });
+    const primaryState = () => breaker.state(primary.provider, primary.model);
+    const withBreaker = clientFor(emulator.url, breaker);
+    const withoutBreaker = clientFor(emulator.url);
     // Open the circuit: the default breaker opens after 5 consecutive failures.
     const opening = { calls: 0, latencies: [] as number[] };
-    while (withBreaker.health()[primary.provider]?.state !== "open" && opening.calls < 20) {
+    while (primaryState() !== "open" && opening.calls < 20) {
       const started = performance.now();
       await clientCall(withBreaker, "default")(0);
       opening.latencies.push(performance.now() - started);
       opening.calls++;
     }
-    if (withBreaker.health()[primary.provider]?.state !== "open") {
+    if (primaryState() !== "open") {
       throw new Error(`the breaker did not open after ${opening.calls} calls (${fault.name})`);
     }
     context.progress(`${fault.name}: breaker open after ${opening.calls} calls`);
@@ -108,7 +111,7 @@ async function run(context: BenchContext): Promise<BenchResult> {
       onBlock: (done, total) => context.progress(`${fault.name}: block ${done}/${total}`),
     });
     // The default cooldown is 30 s; the circuit must still be open after its calls.
-    const stayedOpen = withBreaker.health()[primary.provider]?.state === "open";
+    const stayedOpen = primaryState() === "open";
     const slow = hangs
       ? await runInterleaved(failingPaths, {
           count: context.quick ? 4 : 24,

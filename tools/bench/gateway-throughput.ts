@@ -3,9 +3,13 @@
  * Benchmark 2: the emulator vs Portkey's open-source gateway, each in a child process of its
  * own, in front of the same mock providers (in this process), for the same two-step route (Groq
  * first, OpenAI as fallback): healthy, then with the primary answering 503. A fixed number of
- * requests at fixed concurrency, in interleaved blocks; requests per second and p50/p99.
+ * requests at 32 connections, in interleaved blocks; requests per second, p50/p99 and each
+ * gateway's CPU per request. Then the emulator alone for 300,000 requests, and its resident
+ * memory after them (its logs and caches are bounded; the memory must stay so).
  */
+import { loadavg } from "node:os";
 import type { MockProviders } from "../../src/emulator/mocks/index.ts";
+import { defaultLogCapacity } from "../../src/emulator/options.ts";
 import {
   accountId,
   benchKey,
@@ -16,8 +20,17 @@ import {
   universalBody,
 } from "./fixtures.ts";
 import { resetMocks, startEmulatorChild, startMocks, startPortkeyChild } from "./lab.ts";
-import { type Call, type LoadResult, runInterleaved, runLoad } from "./load.ts";
+import {
+  type Call,
+  fetchPost,
+  keepAlivePost,
+  type LoadResult,
+  type Post,
+  runInterleaved,
+  runLoad,
+} from "./load.ts";
 import { markdownTable } from "./markdown.ts";
+import type { ChildServer } from "./servers/child-server.ts";
 import { type PortkeyTarget, portkeyFallbackConfig, portkeyVersion } from "./servers/portkey.ts";
 import {
   formatBytes,
@@ -28,9 +41,14 @@ import {
   summarize,
   throughput,
 } from "./stats.ts";
-import type { BenchContext, Benchmark, BenchResult } from "./types.ts";
+import type { BenchContext, Benchmark, BenchResult, TargetCheck } from "./types.ts";
 
-const concurrency = 16;
+/** Connections (calls in flight) of the load generator. */
+const concurrency = 32;
+/** Requests through the emulator alone before its resident memory is read (quick: fewer). */
+const memoryRequests = { full: 300_000, quick: 20_000 };
+/** The issue's targets: requests/s against Portkey's (stretch 5×), CPU per request, memory. */
+const goals = { ratio: 3, stretchRatio: 5, cpuMs: 0.5, rssBytes: 250 * 1000 ** 2 };
 
 /** Portkey's targets for the bench route; `custom_host` is the mock's base plus the API prefix. */
 export function portkeyTargets(
@@ -60,19 +78,16 @@ export function emulatorCall(
   emulatorUrl: string,
   steps: Parameters<typeof universalBody>[0],
   step: number,
+  post: Post = fetchPost,
 ): Call {
   const url = `${emulatorUrl}/v1/${accountId}/${gatewayId}`;
   const body = JSON.stringify(universalBody(steps));
+  const headers = { "content-type": "application/json" };
   return async () => {
-    const response = await fetch(url, {
-      method: "POST",
-      headers: { "content-type": "application/json" },
-      body,
-    });
-    const text = await response.text();
-    const served = response.headers.get("cf-aig-step");
-    if (response.status !== 200 || served !== String(step)) {
-      throw new Error(`emulator: ${response.status}, step ${served}: ${text.slice(0, 200)}`);
+    const answer = await post(url, headers, body);
+    const served = answer.header("cf-aig-step");
+    if (answer.status !== 200 || served !== String(step)) {
+      throw new Error(`emulator: ${answer.status}, step ${served}: ${answer.text.slice(0, 200)}`);
     }
   };
 }
@@ -82,6 +97,7 @@ export function portkeyCall(
   portkeyUrl: string,
   targets: readonly PortkeyTarget[],
   step: number,
+  post: Post = fetchPost,
 ): Call {
   const url = `${portkeyUrl}/v1/chat/completions`;
   const headers = {
@@ -90,11 +106,10 @@ export function portkeyCall(
   };
   const body = openAiChatBody(targets[0]!.model);
   return async () => {
-    const response = await fetch(url, { method: "POST", headers, body });
-    const text = await response.text();
-    const served = response.headers.get("x-portkey-last-used-option-index");
-    if (response.status !== 200 || served !== `config.targets[${step}]`) {
-      throw new Error(`Portkey: ${response.status}, ${served}: ${text.slice(0, 200)}`);
+    const answer = await post(url, headers, body);
+    const served = answer.header("x-portkey-last-used-option-index");
+    if (answer.status !== 200 || served !== `config.targets[${step}]`) {
+      throw new Error(`Portkey: ${answer.status}, ${served}: ${answer.text.slice(0, 200)}`);
     }
   };
 }
@@ -121,6 +136,41 @@ interface Case {
   readonly driverCores: number;
 }
 
+/** The emulator alone for `requests` healthy calls; its resident memory after them. */
+interface MemoryRun {
+  readonly requests: number;
+  readonly requestsPerSecond: number;
+  readonly rssBytes: number;
+  readonly peakRssBytes: number;
+}
+
+async function memoryRun(
+  context: BenchContext,
+  mocks: MockProviders,
+  emulator: ChildServer,
+  post: Post,
+): Promise<MemoryRun> {
+  resetMocks(mocks);
+  const requests = context.quick ? memoryRequests.quick : memoryRequests.full;
+  const call = emulatorCall(emulator.url, [primary, secondary], 0, post);
+  const block = 20_000;
+  let elapsedMs = 0;
+  for (let done = 0; done < requests; done += block) {
+    const result = await runLoad(call, { count: Math.min(block, requests - done), concurrency });
+    if (result.failures > 0) throw new Error(result.firstFailure);
+    elapsedMs += result.elapsedMs;
+    // The mocks log every attempt; the emulator's memory is what is measured, not theirs.
+    mocks.clearAttempts();
+    context.progress(`memory: ${formatCount(done + block)} of ${formatCount(requests)} requests`);
+  }
+  return {
+    requests,
+    requestsPerSecond: throughput(requests, elapsedMs),
+    rssBytes: (await emulator.rssBytes()) ?? Number.NaN,
+    peakRssBytes: (await emulator.peakRssBytes()) ?? Number.NaN,
+  };
+}
+
 async function run(context: BenchContext): Promise<BenchResult> {
   const mocks = await startMocks(context.cleanup);
   context.progress("starting the emulator and Portkey");
@@ -128,6 +178,7 @@ async function run(context: BenchContext): Promise<BenchResult> {
     startEmulatorChild(context.cleanup, mocks),
     startPortkeyChild(context.cleanup),
   ]);
+  const { post } = context.cleanup.add(keepAlivePost(concurrency * 2), (driver) => driver.close());
   const count = context.quick ? 400 : 3_000;
   const cases: Case[] = [];
   for (const failing of [false, true]) {
@@ -135,8 +186,8 @@ async function run(context: BenchContext): Promise<BenchResult> {
     if (failing) mocks.setFaults({ rules: [{ provider: primary.provider, kind: "unavailable" }] });
     const step = failing ? 1 : 0;
     const sides = {
-      emulator: emulatorCall(emulator.url, [primary, secondary], step),
-      portkey: portkeyCall(portkey.url, portkeyTargets(mocks), step),
+      emulator: emulatorCall(emulator.url, [primary, secondary], step, post),
+      portkey: portkeyCall(portkey.url, portkeyTargets(mocks), step, post),
     };
     const name = failing ? "primary answers 503" : "healthy";
     const attempts = {
@@ -173,13 +224,22 @@ async function run(context: BenchContext): Promise<BenchResult> {
   }
   resetMocks(mocks);
   const memory = { emulator: await emulator.peakRssBytes(), portkey: await portkey.peakRssBytes() };
+  const loadAfterComparison = loadavg()[0]!;
+  const memoryResult = await memoryRun(context, mocks, emulator, post);
   const rows: string[][] = [];
   const ratios: string[] = [];
-  for (const item of cases) {
+  const measured = cases.map((item) => {
     const rps = {
       emulator: throughput(item.results.emulator.latencies.length, item.results.emulator.elapsedMs),
       portkey: throughput(item.results.portkey.latencies.length, item.results.portkey.elapsedMs),
     };
+    const cpu = {
+      emulator: item.cpuMs.emulator / item.results.emulator.latencies.length,
+      portkey: item.cpuMs.portkey / item.results.portkey.latencies.length,
+    };
+    return { item, rps, cpu };
+  });
+  for (const { item, rps, cpu } of measured) {
     for (const gateway of ["emulator", "portkey"] as const) {
       const load = item.results[gateway];
       const summary = summarize(load.latencies);
@@ -192,11 +252,11 @@ async function run(context: BenchContext): Promise<BenchResult> {
         formatCount(rps[gateway]),
         formatMs(summary.median),
         formatMs(summary.p99),
-        formatMs(item.cpuMs[gateway] / load.latencies.length),
+        formatMs(cpu[gateway]),
       ]);
     }
     ratios.push(
-      `${item.name}: emulator ${formatRatio(ratio(rps.emulator, rps.portkey))} Portkey's requests/s`,
+      `${item.name}: emulator ${formatRatio(ratio(rps.emulator, rps.portkey))} Portkey's requests/s, ${formatRatio(ratio(cpu.portkey, cpu.emulator))} less CPU per request`,
     );
   }
   const table = markdownTable(
@@ -214,21 +274,55 @@ async function run(context: BenchContext): Promise<BenchResult> {
     rows,
     ["left", "left", "right", "right", "right", "right", "right", "right", "right"],
   );
+  const healthy = measured[0]!;
+  const healthyRatio = ratio(healthy.rps.emulator, healthy.rps.portkey);
+  const targets: TargetCheck[] = [
+    {
+      name: "requests/s",
+      goal: `≥ ${goals.ratio}× Portkey's requests/s at ${concurrency} connections (stretch ${goals.stretchRatio}×)`,
+      measured: `${formatRatio(healthyRatio)}${healthyRatio >= goals.stretchRatio ? ", stretch met" : ""}`,
+      met: healthyRatio >= goals.ratio,
+    },
+    {
+      name: "CPU/request",
+      goal: `≤ ${goals.cpuMs} ms emulator CPU per request`,
+      measured: formatMs(healthy.cpu.emulator),
+      met: healthy.cpu.emulator <= goals.cpuMs,
+    },
+    {
+      name: "memory",
+      goal: `RSS ≤ ${formatBytes(goals.rssBytes)} after ${formatCount(memoryRequests.full)} requests`,
+      measured: `${formatBytes(memoryResult.rssBytes)} after ${formatCount(memoryResult.requests)}`,
+      met: memoryResult.rssBytes <= goals.rssBytes && memoryResult.requests >= memoryRequests.full,
+    },
+  ];
   const body = [
-    `${formatCount(count)} requests per gateway and route at concurrency ${concurrency} (after a warm-up, in interleaved blocks), non-streaming. Each gateway runs in a child process of its own; the load generator and the mock providers share this process. Both get the route in the request, as AI Gateway's universal endpoint does: the emulator a universal body of two steps, Portkey an \`x-portkey-config\` fallback with the same two targets (\`custom_host\` pointing at the mocks). Neither retries a step; "upstream attempts/call" is counted at the mocks. Every answer is checked: status 200 and the serving step (\`cf-aig-step\`, \`x-portkey-last-used-option-index\`).`,
+    `${formatCount(count)} requests per gateway and route at ${concurrency} connections (after a warm-up, in interleaved blocks), non-streaming. Each gateway runs in a child process of its own (the emulator as built, \`dist/\`, what \`stepwise dev\` runs); the load generator (\`node:http\` with keep-alive, the same for both) and the mock providers share this process. Both get the route in the request, as AI Gateway's universal endpoint does: the emulator a universal body of two steps, Portkey an \`x-portkey-config\` fallback with the same two targets (\`custom_host\` pointing at the mocks). Neither retries a step; "upstream attempts/call" is counted at the mocks. Every answer is checked: status 200 and the serving step (\`cf-aig-step\`, \`x-portkey-last-used-option-index\`).`,
     "",
     table,
     "",
-    `Requests/s ratios — ${ratios.join("; ")}. Peak RSS of each gateway process: emulator ${formatBytes(memory.emulator ?? Number.NaN)}, Portkey ${formatBytes(memory.portkey ?? Number.NaN)}. "Gateway CPU/request" is the gateway process's user + system CPU time over its measured blocks divided by its requests (from \`/proc\`), the figure least sensitive to other load on the machine. The load generator and the mocks used ${cases.map((item) => `${(item.driverCores * 100).toFixed(0)} %`).join(" and ")} of a core during the measured blocks${cases.some((item) => item.driverCores > 0.85) ? ", so they may cap the requests/s of the faster gateway; compare CPU per request too" : ""}.`,
+    `Ratios — ${ratios.join("; ")}. Peak RSS of each gateway process over the comparison: emulator ${formatBytes(memory.emulator ?? Number.NaN)}, Portkey ${formatBytes(memory.portkey ?? Number.NaN)}. "Gateway CPU/request" is the gateway process's user + system CPU time over its measured blocks divided by its requests (from \`/proc\`), the figure least sensitive to other load on the machine. The load generator and the mocks used ${cases.map((item) => `${(item.driverCores * 100).toFixed(0)} %`).join(" and ")} of a core during the measured blocks${cases.some((item) => item.driverCores > 0.85) ? ", so they may cap the requests/s of the faster gateway; compare CPU per request too" : ""}. 1-minute load average ${loadAfterComparison.toFixed(1)} after the comparison (the machine is shared; ratios come from interleaved blocks of the same run).`,
+    "",
+    `**Memory.** Then the emulator alone served ${formatCount(memoryResult.requests)} more requests of the healthy route (${formatCount(memoryResult.requestsPerSecond)} requests/s, every one logged with its bodies, as by default): resident memory ${formatBytes(memoryResult.rssBytes)} after them, peak ${formatBytes(memoryResult.peakRssBytes)}. Logs are a ring buffer of ${formatCount(defaultLogCapacity)} records per gateway by default (\`stepwise dev --log-capacity\`), bodies at most 32 MiB per gateway, the cache 1,000 entries and 64 MiB.`,
+    "",
+    targets
+      .map(
+        (target) =>
+          `**Target ${target.goal}**: ${target.met ? "met" : "missed"}, ${target.measured}.`,
+      )
+      .join("  \n"),
   ].join("\n");
-  const headline = cases
-    .map((item) => {
-      const rps = (gateway: "emulator" | "portkey") =>
-        throughput(item.results[gateway].latencies.length, item.results[gateway].elapsedMs);
-      return `${item.name}: ${formatCount(rps("emulator"))} vs ${formatCount(rps("portkey"))} req/s`;
-    })
+  const headline = measured
+    .map(
+      ({ item, rps, cpu }) =>
+        `${item.name}: ${formatCount(rps.emulator)} vs ${formatCount(rps.portkey)} req/s (${formatMs(cpu.emulator)} vs ${formatMs(cpu.portkey)} CPU/request)`,
+    )
     .join("; ");
-  return { body, headline: `emulator vs Portkey — ${headline}`, targets: [] };
+  return {
+    body,
+    headline: `emulator vs Portkey at ${concurrency} connections — ${headline}; emulator RSS ${formatBytes(memoryResult.rssBytes)} after ${formatCount(memoryResult.requests)} requests`,
+    targets,
+  };
 }
 
 export const gatewayThroughput: Benchmark = {

@@ -13,6 +13,7 @@ import { parseArgs } from "node:util";
 import { type Cleanup, createCleanup } from "./cleanup.ts";
 import { clientOverhead } from "./client-overhead.ts";
 import { failoverCost } from "./failover-cost.ts";
+import { faultMatrix } from "./fault-matrix.ts";
 import { gatewayThroughput } from "./gateway-throughput.ts";
 import { describeMachine } from "./machine.ts";
 import { type GeneratedSection, updateBenchmarksDocument } from "./markdown.ts";
@@ -27,6 +28,7 @@ export const benchmarks: readonly Benchmark[] = [
   clientOverhead,
   gatewayThroughput,
   failoverCost,
+  faultMatrix,
   workerOverhead,
   reportThroughput,
   sizes,

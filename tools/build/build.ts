@@ -26,6 +26,11 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 export const entries: Readonly<Record<string, string>> = {
   "cli/main": "src/cli/main.ts",
   "client/index": "src/client/index.ts",
+  "client/breaker": "src/client/breaker.ts",
+  "client/errors": "src/client/errors.ts",
+  "client/fetch": "src/client/fetch.ts",
+  "client/health": "src/client/health/health-steering.ts",
+  "client/limits": "src/client/limits/provider-limits.ts",
   "client/node/index": "src/client/node/index.ts",
   "config/index": "src/config/index.ts",
   "emulator/index": "src/emulator/index.ts",

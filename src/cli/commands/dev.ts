@@ -7,7 +7,7 @@ import { Command, Option } from "commander";
 import pc from "picocolors";
 import type { Emulator, EmulatorOptions } from "../../emulator/index.ts";
 import type { FaultRule, FaultSchedule } from "../../emulator/mocks/index.ts";
-import { defaultGatewayToken } from "../../emulator/options.ts";
+import { defaultGatewayToken, defaultLogCapacity } from "../../emulator/options.ts";
 import { StepwiseError } from "../../errors/index.ts";
 import { type ConfigSourceOptions, loadConfigFrom, withConfigOptions } from "../config-options.ts";
 import { exitCodesHelp } from "../exit-codes.ts";
@@ -31,6 +31,7 @@ interface DevOptions extends ConfigSourceOptions {
   faultRule?: string[];
   seed?: string;
   json?: boolean;
+  logCapacity?: string;
 }
 
 /** A bad `dev` flag, with what to write instead. Code `dev_invalid_option`. */
@@ -64,6 +65,10 @@ export function devCommand(dependencies: DevDependencies = {}): Command {
     )
     .addOption(new Option("--seed <n>", "seed for random faults"))
     .option("--json", "print the URLs as one JSON line")
+    .option(
+      "--log-capacity <n>",
+      `log records kept per gateway, the oldest dropped past it (default ${defaultLogCapacity})`,
+    )
     .addHelpText(
       "after",
       [
@@ -85,6 +90,7 @@ export function devCommand(dependencies: DevDependencies = {}): Command {
       const port = readPort(options.port);
       const upstreams = readUpstreams(options.upstream ?? []);
       const faults = await readFaults(options);
+      const logCapacity = readLogCapacity(options.logCapacity);
       const gatewayToken = env.STEPWISE_GATEWAY_TOKEN || undefined;
       // The emulator loads when the command runs, not when `stepwise --help` starts.
       const start = dependencies.start ?? (await import("../../emulator/index.ts")).startEmulator;
@@ -94,6 +100,7 @@ export function devCommand(dependencies: DevDependencies = {}): Command {
         upstreams,
         ...(faults ? { faults } : {}),
         ...(gatewayToken ? { gatewayToken } : {}),
+        ...(logCapacity === undefined ? {} : { logCapacity }),
       });
       print(
         options.json
@@ -116,6 +123,17 @@ function readPort(text: string): number {
     );
   }
   return port;
+}
+
+function readLogCapacity(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const capacity = /^\d+$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isSafeInteger(capacity) || capacity < 1) {
+    throw new DevOptionError(
+      `--log-capacity must be a whole number of log records of at least 1, got "${text}".`,
+    );
+  }
+  return capacity;
 }
 
 function readUpstreams(flags: readonly string[]): Record<string, string> {

@@ -19,6 +19,22 @@ export interface LogBodies {
   readonly response?: StoredBody;
 }
 
+/**
+ * A body as kept: its bytes as a one-byte (latin1) string, which holds any bytes exactly, lives
+ * in the JavaScript heap at one byte per byte, and pins no shared buffer slab the way a small
+ * `Buffer` copy would.
+ */
+export interface KeptBody {
+  readonly text: string;
+  readonly contentType: string | undefined;
+  readonly complete: boolean;
+}
+
+interface KeptBodies {
+  readonly request?: KeptBody;
+  readonly response?: KeptBody;
+}
+
 export interface LogBodyLimits {
   /** Most bytes kept of one body. Default 256 KiB. */
   readonly maxBodyBytes?: number;
@@ -27,7 +43,7 @@ export interface LogBodyLimits {
 }
 
 export class LogBodyStore {
-  readonly #bodies = new Map<string, LogBodies>();
+  readonly #bodies = new Map<string, KeptBodies>();
   readonly #maxBodyBytes: number;
   readonly #maxTotalBytes: number;
   #totalBytes = 0;
@@ -38,17 +54,17 @@ export class LogBodyStore {
   }
 
   /** A body cut to the per-body limit. */
-  keep(bytes: Buffer | undefined, contentType: string | undefined): StoredBody | undefined {
+  keep(bytes: Buffer | undefined, contentType: string | undefined): KeptBody | undefined {
     if (bytes === undefined) return undefined;
     const complete = bytes.length <= this.#maxBodyBytes;
     return {
-      bytes: complete ? Buffer.from(bytes) : Buffer.from(bytes.subarray(0, this.#maxBodyBytes)),
+      text: bytes.toString("latin1", 0, complete ? bytes.length : this.#maxBodyBytes),
       contentType,
       complete,
     };
   }
 
-  set(logId: string, bodies: LogBodies): void {
+  set(logId: string, bodies: KeptBodies): void {
     this.delete(logId);
     this.#bodies.set(logId, bodies);
     this.#totalBytes += sizeOf(bodies);
@@ -59,7 +75,12 @@ export class LogBodyStore {
   }
 
   get(logId: string): LogBodies | undefined {
-    return this.#bodies.get(logId);
+    const kept = this.#bodies.get(logId);
+    if (kept === undefined) return undefined;
+    const bodies: { request?: StoredBody; response?: StoredBody } = {};
+    if (kept.request) bodies.request = stored(kept.request);
+    if (kept.response) bodies.response = stored(kept.response);
+    return bodies;
   }
 
   delete(logId: string): void {
@@ -70,6 +91,14 @@ export class LogBodyStore {
   }
 }
 
-function sizeOf(bodies: LogBodies): number {
-  return (bodies.request?.bytes.length ?? 0) + (bodies.response?.bytes.length ?? 0);
+function stored(body: KeptBody): StoredBody {
+  return {
+    bytes: Buffer.from(body.text, "latin1"),
+    contentType: body.contentType,
+    complete: body.complete,
+  };
+}
+
+function sizeOf(bodies: KeptBodies): number {
+  return (bodies.request?.text.length ?? 0) + (bodies.response?.text.length ?? 0);
 }

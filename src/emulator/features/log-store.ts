@@ -2,8 +2,9 @@
  * @module
  * One gateway's request logs, bounded the way Cloudflare bounds them: at the gateway's log limit
  * (`log_management`), `STOP_INSERTING` drops new records and `DELETE_OLDEST` evicts the oldest.
- * An emulator-wide `capacity` also bounds memory; past it the oldest record always goes. Bodies
- * are kept beside the records, bounded on their own (see `log-bodies.ts`).
+ * An emulator-wide `capacity` also bounds memory (a ring buffer of that many records; past it the
+ * oldest record always goes). Bodies are kept beside the records, bounded on their own (see
+ * `log-bodies.ts`).
  */
 import { type LogBodyLimits, LogBodyStore } from "./log-bodies.ts";
 
@@ -61,50 +62,77 @@ export interface LogLimits {
   readonly strategy: LogStrategy;
 }
 
+/**
+ * A gateway's records in a ring buffer: memory is bounded by construction (never more than
+ * `capacity` records, the oldest overwritten in place), and nothing is copied on insert.
+ */
 export class LogStore {
-  #records: GatewayLogRecord[] = [];
-  #start = 0;
+  /** The ring; grows by push up to `capacity` slots, then wraps. */
+  #slots: (GatewayLogRecord | undefined)[] = [];
+  /** Slot of the oldest record. */
+  #head = 0;
+  #size = 0;
   readonly #limits: () => LogLimits;
   readonly #capacity: number;
   /** The stored request/response bodies, by log id. */
   readonly bodies: LogBodyStore;
 
+  /**
+   * @param limits the gateway's current log limit and strategy (read on every insert)
+   * @param capacity most records kept whatever the gateway's limit: the memory bound
+   */
   constructor(limits: () => LogLimits, capacity: number, bodyLimits: LogBodyLimits = {}) {
+    if (!Number.isSafeInteger(capacity) || capacity < 1) {
+      throw new RangeError(`Log capacity must be a whole number of at least 1, got ${capacity}.`);
+    }
     this.#limits = limits;
     this.#capacity = capacity;
     this.bodies = new LogBodyStore(bodyLimits);
   }
 
-  /** Replaces fields of a record (`logs.edit`); false when there is no such record. */
-  update(id: string, changes: Partial<GatewayLogRecord>): GatewayLogRecord | undefined {
-    const index = this.#records.findIndex(
-      (record, position) => position >= this.#start && record.id === id,
-    );
-    if (index === -1) return undefined;
-    const updated = { ...this.#records[index]!, ...changes, id };
-    this.#records[index] = updated;
-    return updated;
+  /** Most records kept. */
+  get capacity(): number {
+    return this.#capacity;
+  }
+
+  get size(): number {
+    return this.#size;
   }
 
   /** Adds a record; false when the gateway's limit is reached under `STOP_INSERTING`. */
   add(record: GatewayLogRecord): boolean {
     const { limit, strategy } = this.#limits();
-    if (limit !== null && this.size >= limit) {
+    if (limit !== null && this.#size >= limit) {
       if (strategy === "STOP_INSERTING") return false;
-      while (this.size >= limit) this.#dropOldest();
+      while (this.#size >= limit) this.#dropOldest();
     }
-    while (this.size >= this.#capacity) this.#dropOldest();
-    this.#records.push(record);
+    while (this.#size >= this.#capacity) this.#dropOldest();
+    const slot = (this.#head + this.#size) % this.#capacity;
+    if (slot === this.#slots.length) this.#slots.push(record);
+    else this.#slots[slot] = record;
+    this.#size++;
     return true;
   }
 
   /** Every record, oldest first. */
   list(): GatewayLogRecord[] {
-    return this.#records.slice(this.#start);
+    const records: GatewayLogRecord[] = new Array(this.#size);
+    for (let index = 0; index < this.#size; index++) records[index] = this.#at(index);
+    return records;
   }
 
   get(id: string): GatewayLogRecord | undefined {
-    return this.list().find((record) => record.id === id);
+    const index = this.#find(id);
+    return index === -1 ? undefined : this.#at(index);
+  }
+
+  /** Replaces fields of a record (`logs.edit`); undefined when there is no such record. */
+  update(id: string, changes: Partial<GatewayLogRecord>): GatewayLogRecord | undefined {
+    const index = this.#find(id);
+    if (index === -1) return undefined;
+    const updated = { ...this.#at(index), ...changes, id };
+    this.#slots[(this.#head + index) % this.#capacity] = updated;
+    return updated;
   }
 
   /** Removes the records a predicate selects; returns how many went. */
@@ -114,23 +142,31 @@ export class LogStore {
       this.bodies.delete(record.id);
       return false;
     });
-    const removed = this.size - kept.length;
-    this.#records = kept;
-    this.#start = 0;
+    const removed = this.#size - kept.length;
+    this.#slots = kept;
+    this.#head = 0;
+    this.#size = kept.length;
     return removed;
   }
 
-  get size(): number {
-    return this.#records.length - this.#start;
+  /** The record at a position, 0 being the oldest. */
+  #at(index: number): GatewayLogRecord {
+    return this.#slots[(this.#head + index) % this.#capacity]!;
+  }
+
+  /** The position of a record, newest first (recent records are the ones looked up). */
+  #find(id: string): number {
+    for (let index = this.#size - 1; index >= 0; index--) {
+      if (this.#at(index).id === id) return index;
+    }
+    return -1;
   }
 
   #dropOldest(): void {
-    const oldest = this.#records[this.#start];
+    const oldest = this.#slots[this.#head];
     if (oldest) this.bodies.delete(oldest.id);
-    this.#start++;
-    if (this.#start > 1024 && this.#start * 2 > this.#records.length) {
-      this.#records = this.#records.slice(this.#start);
-      this.#start = 0;
-    }
+    this.#slots[this.#head] = undefined;
+    this.#head = (this.#head + 1) % this.#capacity;
+    this.#size--;
   }
 }

@@ -15,33 +15,82 @@ import {
 export const maxRequestBytes = 25 * 1024 * 1024;
 
 /**
- * Reads a whole request body.
- * @throws GatewayRequestError 413 when the body is larger than `limit`.
+ * Reads a whole request body (with `data` events: an async iterator costs more per request).
+ * @throws GatewayRequestError 413 when the body is larger than `limit` (the rest of the body is
+ * discarded, so the refusal can still be sent), 400 when the connection closes mid-body.
  */
-export async function readRequestBody(
+export function readRequestBody(
   request: IncomingMessage,
   limit: number = maxRequestBytes,
 ): Promise<Buffer> {
-  const chunks: Buffer[] = [];
-  let size = 0;
-  try {
-    for await (const chunk of request) {
-      const buffer = chunk as Buffer;
-      size += buffer.length;
-      if (size > limit) {
-        throw new GatewayRequestError(
+  return new Promise((resolve, reject) => {
+    if (request.readableEnded) {
+      resolve(Buffer.alloc(0));
+      return;
+    }
+    const read = new BodyRead(limit, resolve, reject);
+    // Inline listeners: no named closures per request (see `BodyRead`).
+    request.on("data", (chunk: Buffer) => {
+      if (!read.take(chunk)) request.resume();
+    });
+    request.on("end", () => read.end());
+    request.on("error", () => read.closed());
+    request.on("close", () => read.closed());
+  });
+}
+
+/** A body being read; settles once, and ignores what comes after (a discarded rest). */
+class BodyRead {
+  readonly #limit: number;
+  readonly #resolve: (body: Buffer) => void;
+  readonly #reject: (error: GatewayRequestError) => void;
+  readonly #chunks: Buffer[] = [];
+  #size = 0;
+  #settled = false;
+
+  constructor(
+    limit: number,
+    resolve: (body: Buffer) => void,
+    reject: (error: GatewayRequestError) => void,
+  ) {
+    this.#limit = limit;
+    this.#resolve = resolve;
+    this.#reject = reject;
+  }
+
+  /** Keeps a chunk; false once the body is over the limit (the rest is to be discarded). */
+  take(chunk: Buffer): boolean {
+    if (this.#settled) return false;
+    this.#size += chunk.length;
+    if (this.#size > this.#limit) {
+      this.#settled = true;
+      this.#reject(
+        new GatewayRequestError(
           413,
           gatewayErrorCodes.payloadTooLarge,
-          `Request body is larger than ${limit} bytes; send a smaller request.`,
-        );
-      }
-      chunks.push(buffer);
+          `Request body is larger than ${this.#limit} bytes; send a smaller request.`,
+        ),
+      );
+      return false;
     }
-  } catch (error) {
-    if (GatewayRequestError.isInstance(error)) throw error;
-    throw GatewayRequestError.invalid("The request body could not be read (connection closed).");
+    this.#chunks.push(chunk);
+    return true;
   }
-  return Buffer.concat(chunks);
+
+  end(): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    const chunks = this.#chunks;
+    this.#resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, this.#size));
+  }
+
+  closed(): void {
+    if (this.#settled) return;
+    this.#settled = true;
+    this.#reject(
+      GatewayRequestError.invalid("The request body could not be read (connection closed)."),
+    );
+  }
 }
 
 /** Parses a body as JSON; `undefined` when it is not JSON. */

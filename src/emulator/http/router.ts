@@ -36,12 +36,14 @@ export class Router<Handler> {
 
   /** Finds the first route for a method and path (the path without its query string). */
   lookup(method: string, path: string): LookupResult<Handler> {
-    const segments = split(path);
+    // Each segment is decoded once; undefined marks one that does not decode.
+    const segments = split(path).map(decode);
+    const upperMethod = method.toUpperCase();
     const allowed: string[] = [];
     for (const route of this.#routes) {
       const params = matchSegments(route.segments, segments);
       if (params === undefined) continue;
-      if (route.method === "*" || route.method === method.toUpperCase()) {
+      if (route.method === "*" || route.method === upperMethod) {
         return { kind: "match", match: { handler: route.handler, params } };
       }
       allowed.push(route.method);
@@ -56,20 +58,19 @@ function split(path: string): string[] {
 
 function matchSegments(
   pattern: readonly string[],
-  segments: readonly string[],
+  segments: readonly (string | undefined)[],
 ): Record<string, string> | undefined {
   const params: Record<string, string> = {};
   for (let index = 0; index < pattern.length; index++) {
     const part = pattern[index]!;
     if (part.startsWith("*")) {
-      const rest = segments.slice(index).map(decode);
+      const rest = segments.slice(index);
       if (rest.some((segment) => segment === undefined)) return undefined;
       params[part.slice(1)] = rest.join("/");
       return params;
     }
-    const segment = segments[index];
-    if (segment === undefined) return undefined;
-    const decoded = decode(segment);
+    if (index >= segments.length) return undefined;
+    const decoded = segments[index];
     if (decoded === undefined) return undefined;
     if (part.startsWith(":")) params[part.slice(1)] = decoded;
     else if (part !== decoded) return undefined;
@@ -78,6 +79,7 @@ function matchSegments(
 }
 
 function decode(segment: string): string | undefined {
+  if (!segment.includes("%")) return segment;
   try {
     return decodeURIComponent(segment);
   } catch {

@@ -2,7 +2,7 @@
  * @module
  * What each fault kind does to one exchange. Error faults answer in the provider's error format;
  * connection faults reset or hold the socket; answer faults send the canonical answer cut,
- * stalled, corrupted or without its end marker. Error messages end with `[mock fault: kind]` so
+ * stalled, corrupted, without its end marker or finish, or broken by an error event. Error messages end with `[mock fault: kind]` so
  * a person reading a log sees the failure was injected.
  */
 
@@ -113,6 +113,26 @@ export function applyFault(exchange: Exchange, rule: FaultRule, plan: AnswerPlan
       return;
     case "missing-done":
       sendAnswer(exchange, answer, { ...plan, mode: { kind: "missing-done" } });
+      return;
+    case "stream-error":
+      sendAnswer(exchange, answer, {
+        ...plan,
+        mode: {
+          kind: "error-event",
+          message: `The server had an error while streaming.${tag(rule)}`,
+        },
+      });
+      return;
+    case "stream-unfinished":
+      sendAnswer(exchange, answer, { ...plan, mode: { kind: "unfinished" } });
+      return;
+    case "prefill-refused":
+      sendError(
+        exchange,
+        "bad_request",
+        400,
+        `This model does not support assistant message prefill.${tag(rule)}`,
+      );
       return;
   }
 }

@@ -59,20 +59,31 @@ export interface BuildAnswerOptions {
   readonly promptText: string;
   /** The request's output token limit, if any. */
   readonly maxTokens?: number;
+  /**
+   * The assistant text the request ends with, on a provider that continues it: the answer then
+   * goes on from the canonical answer's word after as many words as the prefill has, so a
+   * continued answer still ends with {@link answerEndMarker}.
+   */
+  readonly prefill?: string;
 }
 
 /** Builds the answer for one request: canonical text, truncation, usage and stream chunks. */
 export function buildAnswer(options: BuildAnswerOptions): MockAnswer {
-  const all = words(canonicalAnswer(options.provider, options.model));
+  const canonical = words(canonicalAnswer(options.provider, options.model));
+  const all =
+    options.prefill === undefined ? canonical : canonical.slice(countTokens(options.prefill));
   const limit = options.maxTokens ?? all.length;
   const kept = all.slice(0, Math.max(0, limit));
   const truncated = kept.length < all.length;
-  const text = kept.join("").trimEnd();
+  // A continuation starts with the space that separates it from the prefill.
+  const lead = options.prefill === undefined || kept.length === 0 ? "" : " ";
+  const text = lead + kept.join("").trimEnd();
   const chunkWords = words(text);
   const chunks: string[] = [];
   for (let index = 0; index < chunkWords.length; index += wordsPerChunk) {
     chunks.push(chunkWords.slice(index, index + wordsPerChunk).join(""));
   }
+  if (chunks.length > 0) chunks[0] = lead + chunks[0];
   return {
     provider: options.provider,
     model: options.model,

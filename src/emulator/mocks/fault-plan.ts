@@ -4,7 +4,8 @@
  * applies when its provider and model match, the attempt falls in its `fromMs`–`untilMs` window
  * (from inclusive, until exclusive), it has not used up its `count`, and its `rate` roll (seeded)
  * succeeds. A rule whose roll fails lets the next rules be checked. The first rule that applies
- * is the fault.
+ * is the fault. Stream-only kinds match only streamed requests, and `prefill-refused` only
+ * requests that end with an assistant message.
  */
 
 import { createSeededRandom } from "./random.ts";
@@ -14,13 +15,19 @@ import type { FaultKind, FaultRule, FaultSchedule } from "./types.ts";
 export const defaultFaultSeed = 1;
 
 /** Faults that only make sense for a streamed answer; plain requests never match them. */
-const streamOnlyKinds: ReadonlySet<FaultKind> = new Set<FaultKind>(["missing-done"]);
+export const streamOnlyKinds: ReadonlySet<FaultKind> = new Set<FaultKind>([
+  "missing-done",
+  "stream-error",
+  "stream-unfinished",
+]);
 
 /** What the plan needs to know about an attempt. */
 export interface FaultTarget {
   readonly provider: string;
   readonly model: string | null;
   readonly stream: boolean;
+  /** True when the request ends with an assistant message (a prefill). */
+  readonly prefill: boolean;
   /** Epoch ms by the mock's clock. */
   readonly at: number;
 }
@@ -36,6 +43,7 @@ function matches(rule: FaultRule, target: FaultTarget): boolean {
   if (rule.model !== undefined && rule.model !== target.model) return false;
   if (rule.fromMs !== undefined && target.at < rule.fromMs) return false;
   if (rule.untilMs !== undefined && target.at >= rule.untilMs) return false;
+  if (rule.kind === "prefill-refused" && !target.prefill) return false;
   return target.stream || !streamOnlyKinds.has(rule.kind);
 }
 

@@ -23,7 +23,7 @@ export {
   type FaultScheduleIssue,
 } from "./errors.ts";
 export { faultFlagSyntax, faultScheduleFromFlags, parseFaultFlag } from "./fault-flag.ts";
-export { defaultFaultSeed, FaultPlan, type FaultTarget } from "./fault-plan.ts";
+export { defaultFaultSeed, FaultPlan, type FaultTarget, streamOnlyKinds } from "./fault-plan.ts";
 export { createSeededRandom } from "./random.ts";
 export {
   faultKinds,

@@ -123,6 +123,7 @@ export async function handleProviderRequest(
       createdAt: attempt.receivedAt,
       promptText: chat.promptText,
       ...(chat.maxTokens === undefined ? {} : { maxTokens: chat.maxTokens }),
+      ...(chat.prefill !== undefined && format.continuesPrefill ? { prefill: chat.prefill } : {}),
     }),
     stream: chat.stream,
     includeUsage: chat.includeUsage,
@@ -131,6 +132,7 @@ export async function handleProviderRequest(
     provider,
     model: chat.model,
     stream: chat.stream,
+    prefill: chat.prefill !== undefined,
     at: attempt.receivedAt,
   });
   if (rule === undefined) {

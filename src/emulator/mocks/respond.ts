@@ -32,7 +32,11 @@ export type AnswerMode =
   /** A stream with one extra event that is not JSON; a plain body that is not JSON. */
   | { readonly kind: "malformed" }
   /** A stream without its end marker. */
-  | { readonly kind: "missing-done" };
+  | { readonly kind: "missing-done" }
+  /** Part of a stream, then an error event in the provider's format, then the end. */
+  | { readonly kind: "error-event"; readonly message: string }
+  /** Part of a stream, then a clean end with neither finish reason nor end marker. */
+  | { readonly kind: "unfinished" };
 
 /** Sends the status line and headers and records them in the attempt log. */
 export function writeHead(
@@ -108,6 +112,13 @@ function malformedCopy(event: SseEvent): SseEvent {
   return event.event === undefined ? { data } : { event: event.event, data };
 }
 
+/** A server error in the provider's format, as a stream event. */
+function errorEvent(exchange: Exchange, message: string): SseEvent {
+  const data = JSON.stringify(exchange.format.errorBody("server_error", 500, message));
+  const name = exchange.format.streamErrorEvent;
+  return name === undefined ? { data } : { event: name, data };
+}
+
 function sendStreamedAnswer(
   exchange: Exchange,
   answer: MockAnswer,
@@ -132,6 +143,13 @@ function sendStreamedAnswer(
   });
   if (mode.kind === "cut") {
     cutAfter(exchange, wire.slice(0, partCount).join(""));
+    return;
+  }
+  if (mode.kind === "error-event" || mode.kind === "unfinished") {
+    for (const text of wire.slice(0, partCount)) exchange.response.write(text);
+    if (mode.kind === "error-event")
+      exchange.response.write(formatSseEvent(errorEvent(exchange, mode.message)));
+    exchange.response.end();
     return;
   }
   if (mode.kind === "stall") {

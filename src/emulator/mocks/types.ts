@@ -19,7 +19,10 @@ export type FaultKind =
   | "stream-stall" // streams part of the answer, then stops sending (socket left open)
   | "malformed-chunk" // a stream with one chunk that is not valid JSON
   | "missing-done" // a stream that ends cleanly without its end marker ([DONE] / message_stop)
-  | "context-length" // 400 context length exceeded, in the provider's error format
+  | "stream-error" // streams part of the answer, then an error event in the provider's format
+  | "stream-unfinished" // streams part of the answer, then ends cleanly with no finish reason or end marker
+  | "prefill-refused" // 400 for a request that ends with an assistant message (a prefill); others are healthy
+  | "context-length" // 400 context length exceeded, in the provider's error format (set `model` for one model only)
   | "content-filter" // 400 content filtered, in the provider's error format
   | "empty-body" // 200 with an empty body
   | "invalid-body" // 200 with a body that is not the provider's response shape

@@ -1,20 +1,28 @@
 /**
  * @module
- * One upstream attempt: fetch with a timeout measured to the first byte of the body. The timer
- * covers the response head and the first body chunk; once a byte of the answer has arrived no
- * timeout applies (Cloudflare: "once bytes flow, no timeout"). A response whose head arrives but
- * whose connection dies before the first body byte counts as a network error, so it is retried
- * or falls back like any other failure.
+ * One upstream attempt, as every transport makes it: a request, and a timeout measured to the
+ * first byte of the body. The timer covers the response head and the first body chunk; once a
+ * byte of the answer has arrived no timeout applies (Cloudflare: "once bytes flow, no timeout").
+ * A response whose head arrives but whose connection dies before the first body byte counts as a
+ * network error, so it is retried or falls back like any other failure.
  *
  * Streams (`text/event-stream`) come back unbuffered after their first chunk; other bodies are
  * read whole, so a body cut mid-way is a network error too (nothing has reached the client yet).
+ *
+ * Two transports keep this contract: `http-transport.ts` (the default: `node:http` with
+ * keep-alive agents, no web streams) and `fetch-transport.ts` (an injected `fetch`, for tests
+ * that script their upstreams).
  */
 
-/** A streamed upstream body: the first chunk re-attached, and a way to abort the connection. */
+/** Response header name/value pairs, names in lower case, in the order they arrived. */
+export type ResponseHeaders = readonly (readonly [string, string])[];
+
+/** A streamed upstream body: its chunks (the first one included), read once. */
 export interface StreamedBody {
   readonly kind: "stream";
-  readonly stream: ReadableStream<Uint8Array>;
-  /** Aborts the upstream fetch (client gone, emulator closing, body not wanted). */
+  /** Every chunk of the body, the first one included; ends or throws with the upstream. */
+  readonly chunks: AsyncIterable<Uint8Array>;
+  /** Stops the upstream transfer (client gone, emulator closing, body not wanted). */
   readonly abort: () => void;
 }
 
@@ -27,7 +35,7 @@ export interface BufferedBody {
 export interface UpstreamResponse {
   readonly kind: "response";
   readonly status: number;
-  readonly headers: Headers;
+  readonly headers: ResponseHeaders;
   readonly body: BufferedBody | StreamedBody;
 }
 
@@ -39,12 +47,12 @@ export type AttemptResult =
 export interface UpstreamRequest {
   readonly url: string;
   readonly method: string;
+  /** Header names in lower case; `content-length` is set by the transport. */
   readonly headers: Readonly<Record<string, string>>;
   readonly body: Buffer | undefined;
 }
 
 export interface AttemptOptions {
-  readonly fetch: typeof globalThis.fetch;
   /** Time to first byte; undefined waits as long as the upstream takes (a final attempt). */
   readonly timeoutMs: number | undefined;
   /** Aborted when the client disconnects or the emulator closes. */
@@ -53,120 +61,36 @@ export interface AttemptOptions {
   readonly maxBodyBytes?: number;
 }
 
-/** True for a server-sent event stream. */
-export function isEventStream(headers: Headers): boolean {
-  return (headers.get("content-type") ?? "").toLowerCase().includes("text/event-stream");
-}
-
-/** Makes one attempt. Never throws. */
-export async function attemptUpstream(
+/** Makes one upstream attempt. Never throws: every failure is a result. */
+export type UpstreamTransport = (
   request: UpstreamRequest,
   options: AttemptOptions,
-): Promise<AttemptResult> {
-  const controller = new AbortController();
-  const abort = () => controller.abort();
-  if (options.signal.aborted) return { kind: "network-error", message: "request aborted" };
-  options.signal.addEventListener("abort", abort, { once: true });
-  let timedOut = false;
-  const timer =
-    options.timeoutMs === undefined
-      ? undefined
-      : setTimeout(() => {
-          timedOut = true;
-          controller.abort();
-        }, options.timeoutMs);
-  let released = false;
-  const release = () => {
-    clearTimeout(timer);
-    if (!released) options.signal.removeEventListener("abort", abort);
-    released = true;
-  };
-  try {
-    const response = await options.fetch(request.url, {
-      method: request.method,
-      headers: request.headers,
-      ...(request.body === undefined || request.method === "GET" || request.method === "HEAD"
-        ? {}
-        : { body: new Uint8Array(request.body) }),
-      signal: controller.signal,
-      redirect: "manual",
-    });
-    const reader = response.body?.getReader();
-    const first = reader ? await reader.read() : { done: true as const, value: undefined };
-    clearTimeout(timer);
-    if (reader && !first.done && isEventStream(response.headers)) {
-      const stream = reattach(first.value, reader, () => {
-        release();
-      });
-      return {
-        kind: "response",
-        status: response.status,
-        headers: response.headers,
-        body: { kind: "stream", stream, abort },
-      };
-    }
-    const chunks: Uint8Array[] = first.done ? [] : [first.value];
-    let size = chunks[0]?.length ?? 0;
-    const limit = options.maxBodyBytes ?? 64 * 1024 * 1024;
-    while (reader && !first.done) {
-      const next = await reader.read();
-      if (next.done) break;
-      size += next.value.length;
-      if (size > limit) {
-        controller.abort();
-        return { kind: "network-error", message: `upstream body larger than ${limit} bytes` };
-      }
-      chunks.push(next.value);
-    }
-    release();
-    return {
-      kind: "response",
-      status: response.status,
-      headers: response.headers,
-      body: { kind: "buffered", bytes: Buffer.concat(chunks) },
-    };
-  } catch (error) {
-    release();
-    if (timedOut) return { kind: "timeout", timeoutMs: options.timeoutMs ?? 0 };
-    return { kind: "network-error", message: describe(error) };
-  }
+) => Promise<AttemptResult>;
+
+/** Largest non-streamed upstream body read when the options set none. */
+export const defaultMaxBodyBytes = 64 * 1024 * 1024;
+
+/** The attempt result of a request aborted by the client or the emulator closing. */
+export const abortedResult: AttemptResult = { kind: "network-error", message: "request aborted" };
+
+/** The first value of a response header (`name` in lower case). */
+export function headerOf(headers: ResponseHeaders, name: string): string | undefined {
+  for (const [key, value] of headers) if (key === name) return value;
+  return undefined;
 }
 
-/** The stream again with its first chunk in front; `onEnd` runs when it ends in any way. */
-function reattach(
-  first: Uint8Array,
-  reader: ReadableStreamDefaultReader<Uint8Array>,
-  onEnd: () => void,
-): ReadableStream<Uint8Array> {
-  let firstSent = false;
-  return new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (!firstSent) {
-        firstSent = true;
-        controller.enqueue(first);
-        return;
-      }
-      try {
-        const next = await reader.read();
-        if (next.done) {
-          onEnd();
-          controller.close();
-        } else {
-          controller.enqueue(next.value);
-        }
-      } catch (error) {
-        onEnd();
-        controller.error(error);
-      }
-    },
-    async cancel(reason) {
-      onEnd();
-      await reader.cancel(reason).catch(() => undefined);
-    },
-  });
+/** True for a server-sent event stream. */
+export function isEventStream(contentType: string | undefined): boolean {
+  return contentType?.toLowerCase().includes("text/event-stream") ?? false;
 }
 
-function describe(error: unknown): string {
+/** Whether a request of this method carries its body. */
+export function sendsBody(request: UpstreamRequest): request is UpstreamRequest & { body: Buffer } {
+  return request.body !== undefined && request.method !== "GET" && request.method !== "HEAD";
+}
+
+/** A transport error as one line: the error's message and its cause's. */
+export function describeError(error: unknown): string {
   if (error instanceof Error) {
     const cause = (error as { cause?: unknown }).cause;
     const causeText = cause instanceof Error ? `: ${cause.message}` : "";

@@ -18,6 +18,7 @@ import type { GatewayCall } from "./gateway-call.ts";
 import { resolveRetryPolicy } from "./retry.ts";
 import type { StepTarget } from "./step-runner.ts";
 import { forwardedHeaders } from "./upstreams.ts";
+import type { ResponseUsage } from "./usage.ts";
 
 /** Where a compat target's settings and key come from. */
 export interface CompatTargetOptions {
@@ -95,9 +96,12 @@ export function buildCompatTarget(
       : {}),
     checkBuffered(response) {
       let completion: Record<string, unknown>;
+      let usage: ResponseUsage;
       try {
         const result = adapter.parseResponse(response.body.bytes.toString("utf8"), model);
-        if (adapter.format === "openai") return { ok: true, response };
+        // The answer is parsed once: delivery logs these tokens instead of parsing it again.
+        usage = { tokensIn: result.usage.tokensIn, tokensOut: result.usage.tokensOut };
+        if (adapter.format === "openai") return { ok: true, response, usage };
         completion = toOpenAiCompletion(result, model, id(), created());
       } catch (error) {
         const message = `${adapter.displayName} answered ${response.status} without a usable answer: ${error instanceof Error ? error.message : String(error)}`;
@@ -107,7 +111,7 @@ export function buildCompatTarget(
           response: jsonResponse(502, toOpenAiError("invalid_response", message)),
         };
       }
-      return { ok: true, response: jsonResponse(response.status, completion) };
+      return { ok: true, response: jsonResponse(response.status, completion), usage };
     },
     toClientError(response) {
       if (adapter.format === "openai" || response.body.kind !== "buffered") return response;
@@ -158,7 +162,7 @@ function jsonResponse(
   return {
     kind: "response",
     status,
-    headers: new Headers({ "content-type": "application/json" }),
+    headers: [["content-type", "application/json"]],
     body: { kind: "buffered", bytes: Buffer.from(JSON.stringify(body)) },
   };
 }

@@ -46,13 +46,21 @@ function missingKeyMessage(call: GatewayCall, provider: string, alias: string): 
   return `Provider '${provider}' has no BYOK credential named '${alias}'. Configured aliases: ${aliases.length > 0 ? aliases.join(", ") : "none"}`;
 }
 
+const credentialNames = new Map<string, readonly string[]>();
+
 /** Lower-case names of the headers a provider's key travels in (`authorization`, `x-api-key`…). */
-export function credentialHeaderNames(provider: string): string[] {
-  const probe = "stepwise-credential-probe";
-  // Only headers that carry the key: `authHeaders` may add others (`anthropic-version`).
-  return Object.entries(getProvider(provider).authHeaders(probe))
-    .filter(([, value]) => value.includes(probe))
-    .map(([name]) => name.toLowerCase());
+export function credentialHeaderNames(provider: string): readonly string[] {
+  let names = credentialNames.get(provider);
+  if (names === undefined) {
+    const probe = "stepwise-credential-probe";
+    // Only headers that carry the key: `authHeaders` may add others (`anthropic-version`).
+    names = Object.entries(getProvider(provider).authHeaders(probe))
+      .filter(([, value]) => value.includes(probe))
+      .map(([name]) => name.toLowerCase());
+    // Known slugs and the config's custom ones: a handful, computed once each.
+    if (credentialNames.size < 1_000) credentialNames.set(provider, names);
+  }
+  return names;
 }
 
 /**

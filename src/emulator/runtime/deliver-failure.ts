@@ -4,7 +4,7 @@
  * when there is no upstream response; and logging failed steps that a later step replaces.
  */
 import type { GatewayErrorResponse } from "../errors.ts";
-import { deliverResponse, gatewayHeaders } from "./deliver.ts";
+import { deliverResponse, responseHeaderList } from "./deliver.ts";
 import type { GatewayCall } from "./gateway-call.ts";
 import { type DeliveredStep, recordStep, type ServingStep } from "./log-writer.ts";
 import { failureError, type StepFailure } from "./step-runner.ts";
@@ -33,11 +33,14 @@ export function deliverGatewayError(
   const logId = call.nextLogId();
   const text = JSON.stringify(error.body);
   if (!call.response.headersSent && !call.response.destroyed) {
-    call.response.writeHead(error.status, {
-      ...gatewayHeaders(call, serving, logId, "MISS"),
-      "content-type": "application/json",
-      "content-length": String(Buffer.byteLength(text)),
-    });
+    const headers = responseHeaderList(call, serving, logId, "MISS");
+    headers.push(
+      "content-type",
+      "application/json",
+      "content-length",
+      String(Buffer.byteLength(text)),
+    );
+    call.response.writeHead(error.status, headers);
     call.response.end(text);
   }
   return recordStep(call, serving, {

@@ -6,15 +6,14 @@
  * before its first body byte never gets here, it is a network error that falls back (see
  * `attempt.ts`).
  */
-import type { OutgoingHttpHeaders } from "node:http";
 import type { CachedResponse } from "../features/response-cache.ts";
-import type { UpstreamResponse } from "./attempt.ts";
+import { headerOf, type UpstreamResponse } from "./attempt.ts";
 import type { GatewayCall } from "./gateway-call.ts";
 import { type DeliveredStep, recordStep, type ServingStep } from "./log-writer.ts";
 import type { CachePolicy } from "./step-runner.ts";
 import { pipeConverted, pipeRaw, type StreamConverter } from "./stream-pipe.ts";
 import { passedResponseHeaders } from "./upstreams.ts";
-import { StreamUsage, usageFromBody } from "./usage.ts";
+import { type ResponseUsage, StreamUsage, usageFromBody } from "./usage.ts";
 
 export interface DeliverOptions {
   readonly attempts: number;
@@ -23,40 +22,45 @@ export interface DeliverOptions {
   readonly streaming?: boolean;
   /** Convert a stream instead of passing it through. */
   readonly streamConverter?: StreamConverter;
+  /** Tokens of a buffered answer already read (compat's check); otherwise read from the body. */
+  readonly usage?: ResponseUsage;
 }
 
-/** The `cf-aig-*` response headers. */
-export function gatewayHeaders(
+/**
+ * Response headers as `writeHead` takes them without building an object: a flat list of names
+ * and values (repeated names such as `set-cookie` stay separate).
+ */
+export type HeaderList = string[];
+
+/**
+ * The upstream's passed headers, then the `cf-aig-*` ones. Upstream `cf-aig-*` headers are never
+ * passed, so the gateway's are the only ones of their names.
+ */
+export function responseHeaderList(
   call: GatewayCall,
   serving: ServingStep,
   logId: string,
   cacheStatus: "HIT" | "MISS",
-): Record<string, string> {
-  const headers: Record<string, string> = {
-    "cf-aig-step": String(serving.step),
-    "cf-aig-provider": serving.provider,
-    "cf-aig-model": serving.model,
-    "cf-aig-log-id": logId,
-    "cf-aig-request-id": call.requestId,
-    "cf-aig-cache-status": cacheStatus,
-  };
-  if (call.directives.eventId !== undefined) headers["cf-aig-event-id"] = call.directives.eventId;
-  return headers;
-}
-
-function headerObject(
-  passed: readonly (readonly [string, string])[],
-  gateway: Record<string, string>,
-): OutgoingHttpHeaders {
-  const headers: Record<string, string | string[]> = {};
-  for (const [name, value] of passed) {
-    const existing = headers[name];
-    headers[name] =
-      existing === undefined
-        ? value
-        : [...(Array.isArray(existing) ? existing : [existing]), value];
-  }
-  return { ...headers, ...gateway };
+  passed: readonly (readonly [string, string])[] = [],
+): HeaderList {
+  const list: HeaderList = [];
+  for (const [name, value] of passed) list.push(name, value);
+  list.push(
+    "cf-aig-step",
+    String(serving.step),
+    "cf-aig-provider",
+    serving.provider,
+    "cf-aig-model",
+    serving.model,
+    "cf-aig-log-id",
+    logId,
+    "cf-aig-request-id",
+    call.requestId,
+    "cf-aig-cache-status",
+    cacheStatus,
+  );
+  if (call.directives.eventId !== undefined) list.push("cf-aig-event-id", call.directives.eventId);
+  return list;
 }
 
 /** Delivers an upstream response (success, or the error that ends the chain). */
@@ -68,19 +72,20 @@ export async function deliverResponse(
 ): Promise<DeliveredStep> {
   const logId = call.nextLogId();
   const passed = passedResponseHeaders(upstream.headers);
-  const contentType = upstream.headers.get("content-type") ?? undefined;
+  const contentType = headerOf(upstream.headers, "content-type");
   const response = call.response;
   if (upstream.body.kind === "buffered") {
     const bytes = upstream.body.bytes;
-    const headers = headerObject(passed, gatewayHeaders(call, serving, logId, "MISS"));
     if (!response.headersSent && !response.destroyed) {
-      response.writeHead(upstream.status, { ...headers, "content-length": String(bytes.length) });
+      const headers = responseHeaderList(call, serving, logId, "MISS", passed);
+      headers.push("content-length", String(bytes.length));
+      response.writeHead(upstream.status, headers);
       response.end(bytes);
     }
     const ok = upstream.status < 300;
-    const usage = ok
-      ? usageFromBody(serving.provider, serving.model, bytes)
-      : { tokensIn: null, tokensOut: null };
+    const usage = !ok
+      ? { tokensIn: null, tokensOut: null }
+      : (options.usage ?? usageFromBody(serving.provider, serving.model, bytes));
     if (ok && options.cache?.use && !options.streaming) {
       const { services } = call;
       const entry: CachedResponse = {
@@ -109,14 +114,16 @@ export async function deliverResponse(
   }
   const usage = new StreamUsage(serving.provider);
   const converter = options.streamConverter;
-  const headers = headerObject(
+  const headers = responseHeaderList(
+    call,
+    serving,
+    logId,
+    "MISS",
     converter ? passed.filter(([name]) => name !== "content-type") : passed,
-    gatewayHeaders(call, serving, logId, "MISS"),
   );
-  if (converter) headers["content-type"] = converter.contentType;
+  if (converter) headers.push("content-type", converter.contentType);
   if (response.destroyed) {
     upstream.body.abort();
-    upstream.body.stream.cancel().catch(() => undefined);
     return recordStep(call, serving, {
       logId,
       status: upstream.status,
@@ -159,12 +166,10 @@ export function deliverCached(
   entry: CachedResponse,
 ): DeliveredStep {
   const logId = call.nextLogId();
-  const headers = headerObject(entry.headers, gatewayHeaders(call, serving, logId, "HIT"));
   if (!call.response.headersSent && !call.response.destroyed) {
-    call.response.writeHead(entry.status, {
-      ...headers,
-      "content-length": String(entry.body.length),
-    });
+    const headers = responseHeaderList(call, serving, logId, "HIT", entry.headers);
+    headers.push("content-length", String(entry.body.length));
+    call.response.writeHead(entry.status, headers);
     call.response.end(entry.body);
   }
   const contentType = entry.headers.find(([name]) => name === "content-type")?.[1];

@@ -46,52 +46,44 @@ export const maxMetadataEntries = 5;
  */
 export function readDirectives(header: HeaderGetter, where = "request"): Directives {
   const directives: Directives = {};
-  const invalid = (name: string, expected: string, value: string) =>
-    GatewayRequestError.invalid(
-      `Invalid ${name} header on the ${where}: ${JSON.stringify(value.slice(0, 100))}; expected ${expected}.`,
-    );
-  const integer = (name: string, min: number, max: number, expected: string) => {
-    const value = header(name);
-    if (value === undefined) return undefined;
-    const number = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
-    if (!Number.isSafeInteger(number) || number < min || number > max) {
-      throw invalid(name, expected, value);
-    }
-    return number;
-  };
-  const boolean = (name: string) => {
-    const value = header(name);
-    if (value === undefined) return undefined;
-    const lower = value.trim().toLowerCase();
-    if (lower !== "true" && lower !== "false") throw invalid(name, "true or false", value);
-    return lower === "true";
-  };
-
   const ttlName = header("cf-aig-cache-ttl") !== undefined ? "cf-aig-cache-ttl" : "cf-cache-ttl";
-  const cacheTtl = integer(ttlName, 0, 2_592_000, "0 (off) or 60 to 2592000 seconds");
+  const cacheTtl = readInteger(
+    header,
+    where,
+    ttlName,
+    0,
+    2_592_000,
+    "0 (off) or 60 to 2592000 seconds",
+  );
   if (cacheTtl !== undefined && cacheTtl > 0 && cacheTtl < 60) {
-    throw invalid(ttlName, "0 (off) or 60 to 2592000 seconds", String(cacheTtl));
+    throw invalidHeader(where, ttlName, "0 (off) or 60 to 2592000 seconds", String(cacheTtl));
   }
   if (cacheTtl !== undefined) directives.cacheTtl = cacheTtl;
   const skipName =
     header("cf-aig-skip-cache") !== undefined ? "cf-aig-skip-cache" : "cf-skip-cache";
-  const skipCache = boolean(skipName);
+  const skipCache = readBoolean(header, where, skipName);
   if (skipCache !== undefined) directives.skipCache = skipCache;
   const cacheKey = header("cf-aig-cache-key");
   if (cacheKey !== undefined) {
     if (cacheKey.trim() === "" || cacheKey.length > 1024) {
-      throw invalid("cf-aig-cache-key", "a non-empty key of at most 1024 characters", cacheKey);
+      throw invalidHeader(
+        where,
+        "cf-aig-cache-key",
+        "a non-empty key of at most 1024 characters",
+        cacheKey,
+      );
     }
     directives.cacheKey = cacheKey;
   }
-  const collectLog = boolean("cf-aig-collect-log");
+  const collectLog = readBoolean(header, where, "cf-aig-collect-log");
   if (collectLog !== undefined) directives.collectLog = collectLog;
-  const collectLogPayload = boolean("cf-aig-collect-log-payload");
+  const collectLogPayload = readBoolean(header, where, "cf-aig-collect-log-payload");
   if (collectLogPayload !== undefined) directives.collectLogPayload = collectLogPayload;
   const byokAlias = header("cf-aig-byok-alias");
   if (byokAlias !== undefined) {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(byokAlias.trim())) {
-      throw invalid(
+      throw invalidHeader(
+        where,
         "cf-aig-byok-alias",
         "an alias of letters, digits, - and _ (at most 64 characters)",
         byokAlias,
@@ -99,66 +91,123 @@ export function readDirectives(header: HeaderGetter, where = "request"): Directi
     }
     directives.byokAlias = byokAlias.trim();
   }
-  const timeout = integer(
+  const timeout = readInteger(
+    header,
+    where,
     "cf-aig-request-timeout",
     1,
     3_600_000,
     "a timeout in milliseconds (1 to 3600000)",
   );
   if (timeout !== undefined) directives.requestTimeoutMs = timeout;
-  const maxAttempts = integer("cf-aig-max-attempts", 1, 5, "a number of attempts from 1 to 5");
+  const maxAttempts = readInteger(
+    header,
+    where,
+    "cf-aig-max-attempts",
+    1,
+    5,
+    "a number of attempts from 1 to 5",
+  );
   if (maxAttempts !== undefined) directives.maxAttempts = maxAttempts;
-  const retryDelay = integer("cf-aig-retry-delay", 0, 5_000, "a delay in ms from 0 to 5000");
+  const retryDelay = readInteger(
+    header,
+    where,
+    "cf-aig-retry-delay",
+    0,
+    5_000,
+    "a delay in ms from 0 to 5000",
+  );
   if (retryDelay !== undefined) directives.retryDelayMs = retryDelay;
   const backoff = header("cf-aig-backoff");
   if (backoff !== undefined) {
     const value = backoff.trim().toLowerCase();
     if (value !== "constant" && value !== "linear" && value !== "exponential") {
-      throw invalid("cf-aig-backoff", "constant, linear or exponential", backoff);
+      throw invalidHeader(where, "cf-aig-backoff", "constant, linear or exponential", backoff);
     }
     directives.backoff = value;
   }
   const metadata = header("cf-aig-metadata");
-  if (metadata !== undefined) directives.metadata = readMetadata(metadata, invalid);
+  if (metadata !== undefined) directives.metadata = readMetadata(metadata, where);
   const customCost = header("cf-aig-custom-cost");
-  if (customCost !== undefined) directives.customCost = readCustomCost(customCost, invalid);
+  if (customCost !== undefined) directives.customCost = readCustomCost(customCost, where);
   const eventId = header("cf-aig-event-id");
   if (eventId !== undefined) {
-    if (eventId.length > 256) throw invalid("cf-aig-event-id", "at most 256 characters", eventId);
+    if (eventId.length > 256)
+      throw invalidHeader(where, "cf-aig-event-id", "at most 256 characters", eventId);
     directives.eventId = eventId;
   }
   return directives;
 }
 
-type InvalidFactory = (name: string, expected: string, value: string) => GatewayRequestError;
+function invalidHeader(
+  where: string,
+  name: string,
+  expected: string,
+  value: string,
+): GatewayRequestError {
+  return GatewayRequestError.invalid(
+    `Invalid ${name} header on the ${where}: ${JSON.stringify(value.slice(0, 100))}; expected ${expected}.`,
+  );
+}
 
-function readMetadata(text: string, invalid: InvalidFactory): Record<string, MetadataValue> {
+function readInteger(
+  header: HeaderGetter,
+  where: string,
+  name: string,
+  min: number,
+  max: number,
+  expected: string,
+): number | undefined {
+  const value = header(name);
+  if (value === undefined) return undefined;
+  const number = /^\s*\d+\s*$/.test(value) ? Number(value) : Number.NaN;
+  if (!Number.isSafeInteger(number) || number < min || number > max) {
+    throw invalidHeader(where, name, expected, value);
+  }
+  return number;
+}
+
+function readBoolean(header: HeaderGetter, where: string, name: string): boolean | undefined {
+  const value = header(name);
+  if (value === undefined) return undefined;
+  const lower = value.trim().toLowerCase();
+  if (lower !== "true" && lower !== "false")
+    throw invalidHeader(where, name, "true or false", value);
+  return lower === "true";
+}
+
+function readMetadata(text: string, where: string): Record<string, MetadataValue> {
   const expected = "a JSON object of at most 5 string, number or boolean values";
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw invalid("cf-aig-metadata", expected, text);
+    throw invalidHeader(where, "cf-aig-metadata", expected, text);
   }
   if (typeof value !== "object" || value === null || Array.isArray(value)) {
-    throw invalid("cf-aig-metadata", expected, text);
+    throw invalidHeader(where, "cf-aig-metadata", expected, text);
   }
   const entries = Object.entries(value);
   for (const [, entry] of entries) {
     if (entry !== null && typeof entry === "object") {
-      throw invalid("cf-aig-metadata", `${expected} (no nested objects or arrays)`, text);
+      throw invalidHeader(
+        where,
+        "cf-aig-metadata",
+        `${expected} (no nested objects or arrays)`,
+        text,
+      );
     }
   }
   return Object.fromEntries(entries.slice(0, maxMetadataEntries)) as Record<string, MetadataValue>;
 }
 
-function readCustomCost(text: string, invalid: InvalidFactory): CustomCost {
+function readCustomCost(text: string, where: string): CustomCost {
   const expected = '{"per_token_in":n,"per_token_out":n} or {"total_cost":n} with n >= 0';
   let value: unknown;
   try {
     value = JSON.parse(text);
   } catch {
-    throw invalid("cf-aig-custom-cost", expected, text);
+    throw invalidHeader(where, "cf-aig-custom-cost", expected, text);
   }
   const record = (typeof value === "object" && value !== null ? value : {}) as Record<
     string,
@@ -170,7 +219,7 @@ function readCustomCost(text: string, invalid: InvalidFactory): CustomCost {
   if (isAmount(record.per_token_in) && isAmount(record.per_token_out)) {
     return { per_token_in: record.per_token_in, per_token_out: record.per_token_out };
   }
-  throw invalid("cf-aig-custom-cost", expected, text);
+  throw invalidHeader(where, "cf-aig-custom-cost", expected, text);
 }
 
 /** A header getter over a plain object with any key case (a universal step's `headers`). */
@@ -179,6 +228,24 @@ export function objectHeaderGetter(headers: Readonly<Record<string, string>>): H
     Object.entries(headers).map(([name, value]) => [name.toLowerCase(), value]),
   );
   return (name) => lower.get(name);
+}
+
+/**
+ * A universal step's directives over the request's: the request's own when the step sends no
+ * `cf-` header (every directive header starts so), without reading or copying anything.
+ * @throws GatewayRequestError 400 for a malformed value, naming the step (`where`).
+ */
+export function withStepDirectives(
+  request: Directives,
+  headers: Readonly<Record<string, string>>,
+  where: string,
+): Directives {
+  for (const name in headers) {
+    if (/^cf-/i.test(name)) {
+      return mergeDirectives(request, readDirectives(objectHeaderGetter(headers), where));
+    }
+  }
+  return request;
 }
 
 /** Step directives win over request directives, field by field. */

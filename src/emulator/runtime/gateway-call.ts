@@ -80,28 +80,48 @@ export function openGatewayCall(
       throw new GatewayRequestError(429, gatewayErrorCodes.rateLimited, "Rate limited");
     }
   }
+  // The request's one AbortController: the client going away or the emulator closing aborts it.
   const controller = new AbortController();
-  const abort = () => controller.abort();
-  services.shutdown.addEventListener("abort", abort, { once: true });
+  services.inFlight.add(controller);
   response.once("close", () => {
-    services.shutdown.removeEventListener("abort", abort);
-    if (!response.writableFinished) abort();
+    services.inFlight.delete(controller);
+    if (!response.writableFinished) controller.abort();
   });
-  const requestId = services.generateId();
-  let logCount = 0;
-  return {
+  return new AcceptedCall(
     services,
     gateway,
     request,
     response,
     directives,
-    requestId,
-    startedAt: now,
-    signal: controller.signal,
-    collectLogs: directives.collectLog ?? gateway.settings.collect_logs,
+    now,
+    controller.signal,
     gatewayTokenInAuthorization,
-    nextLogId: () => (logCount++ === 0 ? requestId : services.generateId()),
-  };
+  );
+}
+
+/** A `GatewayCall` as a class: no closures to allocate (and name) per request. */
+class AcceptedCall implements GatewayCall {
+  readonly requestId: string;
+  readonly collectLogs: boolean;
+  #logCount = 0;
+
+  constructor(
+    readonly services: EmulatorServices,
+    readonly gateway: GatewayState,
+    readonly request: IncomingMessage,
+    readonly response: ServerResponse,
+    readonly directives: Directives,
+    readonly startedAt: number,
+    readonly signal: AbortSignal,
+    readonly gatewayTokenInAuthorization: boolean,
+  ) {
+    this.requestId = services.generateId();
+    this.collectLogs = directives.collectLog ?? gateway.settings.collect_logs;
+  }
+
+  nextLogId(): string {
+    return this.#logCount++ === 0 ? this.requestId : this.services.generateId();
+  }
 }
 
 function findGateway(
@@ -109,18 +129,20 @@ function findGateway(
   params: { account: string; gateway: string },
   authenticated: boolean,
 ): GatewayState {
-  const notFound = () =>
-    new GatewayRequestError(
-      400,
-      gatewayErrorCodes.gatewayNotFound,
-      `Gateway "${params.gateway}" not found in account ${params.account}; create it first (or check the account id and gateway id in the URL).`,
-    );
-  if (params.account !== services.config.accountId) throw notFound();
+  if (params.account !== services.config.accountId) throw gatewayNotFound(params);
   const existing = services.gateways.get(params.gateway);
   if (existing) return existing;
   // Cloudflare creates `default` on the first authenticated request.
   if (params.gateway === "default" && authenticated) return services.gateways.ensureDefault();
-  throw notFound();
+  throw gatewayNotFound(params);
+}
+
+function gatewayNotFound(params: { account: string; gateway: string }): GatewayRequestError {
+  return new GatewayRequestError(
+    400,
+    gatewayErrorCodes.gatewayNotFound,
+    `Gateway "${params.gateway}" not found in account ${params.account}; create it first (or check the account id and gateway id in the URL).`,
+  );
 }
 
 /** Compares `Bearer <token>` (or a bare token) in constant time. */

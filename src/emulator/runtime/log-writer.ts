@@ -70,49 +70,63 @@ export function recordStep(
       );
     }
   }
-  if (call.collectLogs) {
-    const bodies =
-      directives.collectLogPayload === false
-        ? undefined
-        : {
-            request: gateway.logs.bodies.keep(serving.requestBody, serving.requestContentType),
-            response: gateway.logs.bodies.keep(record.responseBody, record.responseContentType),
-          };
-    const log: GatewayLogRecord = {
-      id: record.logId,
-      created_at: new Date(call.startedAt).toISOString(),
-      provider: serving.provider,
-      model: serving.model,
-      path: serving.endpoint,
-      duration: Math.max(0, now - call.startedAt),
-      success: record.success,
-      cached: record.cached,
-      status_code: record.status,
-      tokens_in: record.usage.tokensIn,
-      tokens_out: record.usage.tokensOut,
-      ...(cost === undefined ? {} : { cost }),
-      custom_cost: directives.customCost !== undefined,
-      ...(directives.metadata ? { metadata: JSON.stringify(directives.metadata) } : {}),
-      request_type: serving.requestType,
-      ...(serving.requestContentType ? { request_content_type: serving.requestContentType } : {}),
-      ...(record.responseContentType ? { response_content_type: record.responseContentType } : {}),
-      step: serving.step,
-      request_size: serving.requestBytes,
-      response_size: record.responseBytes,
-      ...(directives.eventId === undefined ? {} : { event_id: directives.eventId }),
-      request_id: call.requestId,
-      gateway_id: gateway.id,
-      attempts: record.attempts,
-      ...(record.error === undefined ? {} : { error: record.error }),
-      ...(bodies?.request ? { request_head_complete: bodies.request.complete } : {}),
-      ...(bodies?.response ? { response_head_complete: bodies.response.complete } : {}),
-    };
-    if (gateway.logs.add(log) && bodies && (bodies.request || bodies.response)) {
-      gateway.logs.bodies.set(log.id, {
-        ...(bodies.request ? { request: bodies.request } : {}),
-        ...(bodies.response ? { response: bodies.response } : {}),
-      });
-    }
-  }
+  if (call.collectLogs) writeLog(call, serving, record, cost, now);
   return { success: record.success, cost };
 }
+
+/** Builds the record field by field (no spreads: this runs for every logged step). */
+function writeLog(
+  call: GatewayCall,
+  serving: ServingStep,
+  record: StepRecord,
+  cost: number | undefined,
+  now: number,
+): void {
+  const { gateway, directives } = call;
+  const log: Mutable<GatewayLogRecord> = {
+    id: record.logId,
+    created_at: new Date(call.startedAt).toISOString(),
+    provider: serving.provider,
+    model: serving.model,
+    path: serving.endpoint,
+    duration: Math.max(0, now - call.startedAt),
+    success: record.success,
+    cached: record.cached,
+    status_code: record.status,
+    tokens_in: record.usage.tokensIn,
+    tokens_out: record.usage.tokensOut,
+    custom_cost: directives.customCost !== undefined,
+    request_type: serving.requestType,
+    step: serving.step,
+    request_size: serving.requestBytes,
+    response_size: record.responseBytes,
+    request_id: call.requestId,
+    gateway_id: gateway.id,
+    attempts: record.attempts,
+  };
+  if (cost !== undefined) log.cost = cost;
+  if (directives.metadata) log.metadata = JSON.stringify(directives.metadata);
+  if (serving.requestContentType) log.request_content_type = serving.requestContentType;
+  if (record.responseContentType) log.response_content_type = record.responseContentType;
+  if (directives.eventId !== undefined) log.event_id = directives.eventId;
+  if (record.error !== undefined) log.error = record.error;
+  const bodies = gateway.logs.bodies;
+  const request =
+    directives.collectLogPayload === false
+      ? undefined
+      : bodies.keep(serving.requestBody, serving.requestContentType);
+  const response =
+    directives.collectLogPayload === false
+      ? undefined
+      : bodies.keep(record.responseBody, record.responseContentType);
+  if (request) log.request_head_complete = request.complete;
+  if (response) log.response_head_complete = response.complete;
+  if (gateway.logs.add(log) && (request || response)) {
+    bodies.set(
+      log.id,
+      request && response ? { request, response } : request ? { request } : { response: response! },
+    );
+  }
+}
+
+type Mutable<Type> = { -readonly [Key in keyof Type]: Type[Key] };

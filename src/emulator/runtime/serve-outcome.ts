@@ -25,6 +25,7 @@ export async function serveAnswer(
     streaming: target.streaming,
     ...(target.cache ? { cache: target.cache } : {}),
     ...(ok && target.streamConverter ? { streamConverter: target.streamConverter } : {}),
+    ...(outcome.usage ? { usage: outcome.usage } : {}),
   });
 }
 

@@ -1,13 +1,14 @@
 /**
  * @module
  * What request handling needs from the running emulator: the config, injected clock, sleep,
- * fetch, ids and randomness, the upstreams, the gateways and the cache. Built once by
+ * upstream transport, ids and randomness, the upstreams, the gateways and the cache. Built once by
  * `startEmulator`; handlers receive it as an argument (no module state).
  */
 import type { StepwiseConfig } from "../../config/index.ts";
 import type { PriceTable } from "../../providers/index.ts";
 import type { ResponseCache } from "../features/response-cache.ts";
 import type { GatewayStore } from "../state/gateway-store.ts";
+import type { UpstreamTransport } from "./attempt.ts";
 import type { UpstreamRegistry } from "./upstreams.ts";
 
 export interface EmulatorServices {
@@ -15,7 +16,8 @@ export interface EmulatorServices {
   readonly prices: PriceTable;
   readonly now: () => number;
   readonly sleep: (ms: number) => Promise<void>;
-  readonly fetch: typeof globalThis.fetch;
+  /** Makes upstream attempts: `node:http` by default, an injected `fetch` in some tests. */
+  readonly transport: UpstreamTransport;
   readonly generateId: () => string;
   /** A number in [0, 1) for percentage splits. */
   readonly random: () => number;
@@ -26,8 +28,8 @@ export interface EmulatorServices {
   readonly cache: ResponseCache;
   /** Time to first byte when nothing sets a request timeout, in ms. */
   readonly defaultTimeoutMs: number;
-  /** Aborted when the emulator closes: in-flight upstream requests stop. */
-  readonly shutdown: AbortSignal;
+  /** Every in-flight request's controller; the emulator aborts them all when it closes. */
+  readonly inFlight: Set<AbortController>;
   /** Which upstream statuses are failures that retry and fall back (see `step-runner.ts`). */
   readonly failOn: "retryable" | "any-error";
   /** Permissive mode: dynamic routes without Cloudflare's requirements (see `EmulatorOptions`). */

@@ -23,16 +23,12 @@
 
 import { type GatewayErrorResponse, gatewayError, gatewayErrorCodes } from "../errors.ts";
 import type { CachedResponse } from "../features/response-cache.ts";
-import {
-  attemptUpstream,
-  type BufferedBody,
-  type UpstreamRequest,
-  type UpstreamResponse,
-} from "./attempt.ts";
+import type { BufferedBody, UpstreamRequest, UpstreamResponse } from "./attempt.ts";
 import type { GatewayCall } from "./gateway-call.ts";
 import { backoffDelay, type RetryPolicy } from "./retry.ts";
 import { retryAfterMs } from "./retry-after.ts";
 import type { StreamConverter } from "./stream-pipe.ts";
+import type { ResponseUsage } from "./usage.ts";
 
 /** How a step uses the cache; absent when caching is off for it. */
 export interface CachePolicy {
@@ -44,7 +40,12 @@ export interface CachePolicy {
 
 /** The result of checking a buffered 2xx: usable as is, converted, or not an answer at all. */
 export type BufferedCheck =
-  | { readonly ok: true; readonly response: UpstreamResponse }
+  | {
+      readonly ok: true;
+      readonly response: UpstreamResponse;
+      /** The tokens the check read while parsing the answer, so delivery does not parse it again. */
+      readonly usage?: ResponseUsage;
+    }
   | { readonly ok: false; readonly response: UpstreamResponse; readonly reason: string };
 
 /** Everything needed to run one step. */
@@ -81,7 +82,13 @@ export type StepFailure =
 
 export type StepOutcome =
   | { readonly kind: "cached"; readonly entry: CachedResponse }
-  | { readonly kind: "answered"; readonly response: UpstreamResponse; readonly attempts: number }
+  | {
+      readonly kind: "answered";
+      readonly response: UpstreamResponse;
+      readonly attempts: number;
+      /** Tokens already read from a buffered answer (compat's check parses it). */
+      readonly usage?: ResponseUsage;
+    }
   | { readonly kind: "failed"; readonly failure: StepFailure; readonly attempts: number };
 
 /** Whether an HTTP status from upstream is a failure that is retried and falls back. */
@@ -134,8 +141,7 @@ export async function runStep(
     // Cloudflare: the final retry attempt waits until the request completes (a request without
     // retries keeps its timeout, which is how it returns an error in time).
     const final = options.last && maxAttempts > 1 && attempt === maxAttempts;
-    const result = await attemptUpstream(target.request, {
-      fetch: services.fetch,
+    const result = await services.transport(target.request, {
       timeoutMs: final ? undefined : target.timeoutMs,
       signal: call.signal,
     });
@@ -154,7 +160,12 @@ export async function runStep(
       }
     } else if (result.body.kind === "buffered" && result.status < 300 && target.checkBuffered) {
       const checked = target.checkBuffered({ ...result, body: result.body });
-      if (checked.ok) return { kind: "answered", response: checked.response, attempts: attempt };
+      if (checked.ok) {
+        const { response, usage } = checked;
+        return usage === undefined
+          ? { kind: "answered", response, attempts: attempt }
+          : { kind: "answered", response, attempts: attempt, usage };
+      }
       failure = { kind: "response", response: checked.response, error: checked.reason };
     } else {
       return { kind: "answered", response: result, attempts: attempt };
@@ -171,7 +182,6 @@ export async function runStep(
 export function discardFailure(failure: StepFailure | undefined): void {
   if (failure?.kind === "response" && failure.response.body.kind === "stream") {
     failure.response.body.abort();
-    failure.response.body.stream.cancel().catch(() => undefined);
   }
 }
 

@@ -1,7 +1,8 @@
 /**
  * @module
  * Piping an upstream stream to the client. Streams pass through unbuffered: each upstream chunk
- * is written as it arrives, while a tee parses the events for usage and the end marker. If the
+ * is written as it arrives, then parsed for usage and the end marker (one reader, so the
+ * upstream is read no faster than the client takes the answer). If the
  * upstream connection dies mid-stream, the client connection is destroyed instead of ended: the
  * client sees a broken transfer, never a clean end that could pass for a complete answer.
  */
@@ -51,36 +52,28 @@ export async function pipeRaw(
   body: StreamedBody,
   usage: StreamUsage,
 ): Promise<Piped> {
-  const [raw, forParsing] = body.stream.tee();
-  const parsing = (async () => {
-    try {
-      for await (const event of parseSseStream(forParsing)) usage.feed(event);
-    } catch {
-      // The raw branch sees the same failure and reports it.
-    }
-  })();
-  const reader = raw.getReader();
   const response = call.response;
   const head = new Head();
   let bytes = 0;
   let error: Piped["error"];
-  try {
-    for (;;) {
-      const next = await reader.read();
-      if (next.done) break;
+  async function* written(): AsyncGenerator<Uint8Array> {
+    for await (const chunk of body.chunks) {
       if (response.destroyed) {
         error = "client_closed";
         body.abort();
-        break;
+        return;
       }
-      bytes += next.value.length;
-      head.add(next.value);
-      if (!response.write(next.value)) await waitForDrain(response);
+      bytes += chunk.length;
+      head.add(chunk);
+      if (!response.write(chunk)) await waitForDrain(response);
+      yield chunk;
     }
+  }
+  try {
+    for await (const event of parseSseStream(readableOf(written()))) usage.feed(event);
   } catch {
     error = call.signal.aborted && response.destroyed ? "client_closed" : "stream_cut";
   }
-  await parsing;
   finish(call, error);
   return error === undefined ? { bytes, head: head.bytes() } : { bytes, head: head.bytes(), error };
 }
@@ -97,7 +90,7 @@ export async function pipeConverted(
   let bytes = 0;
   let error: Piped["error"];
   try {
-    for await (const event of parseSseStream(body.stream)) {
+    for await (const event of parseSseStream(readableOf(body.chunks))) {
       if (response.destroyed) {
         error = "client_closed";
         body.abort();
@@ -114,6 +107,21 @@ export async function pipeConverted(
   }
   finish(call, error);
   return error === undefined ? { bytes, head: head.bytes() } : { bytes, head: head.bytes(), error };
+}
+
+/** Chunks as the web stream the SSE parser reads, pulled one at a time. */
+function readableOf(chunks: AsyncIterable<Uint8Array>): ReadableStream<Uint8Array> {
+  const iterator = chunks[Symbol.asyncIterator]();
+  return new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await iterator.next();
+      if (next.done) controller.close();
+      else controller.enqueue(next.value);
+    },
+    async cancel() {
+      await iterator.return?.();
+    },
+  });
 }
 
 /** Ends the client response cleanly, or breaks the connection after an upstream cut. */

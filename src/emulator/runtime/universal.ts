@@ -9,7 +9,6 @@
  * `"dynamic/<route>"`) answered in OpenAI's shape, as `ai-gateway-provider`'s `unified()` sends.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { z } from "zod";
 import { GatewayRequestError } from "../errors.ts";
 import { headerValue, parseJson, readRequestBody } from "../http/io.ts";
 import type { UpstreamRequest } from "./attempt.ts";
@@ -18,54 +17,18 @@ import { type CompatRequest, parseCompatRequest, splitCompatModel } from "./comp
 import { buildCompatTarget } from "./compat-target.ts";
 import { applyCredential } from "./credentials.ts";
 import { recordFailure } from "./deliver-failure.ts";
-import {
-  type Directives,
-  mergeDirectives,
-  objectHeaderGetter,
-  readDirectives,
-} from "./directives.ts";
+import { type Directives, withStepDirectives } from "./directives.ts";
 import { deliverRouteFailure, type RunRouteOptions, runDynamicRoute } from "./dynamic.ts";
 import { type GatewayCall, openGatewayCall } from "./gateway-call.ts";
 import type { ServingStep } from "./log-writer.ts";
 import { asksForStream, modelOf } from "./model-name.ts";
+import { queryTexts } from "./query-text.ts";
 import { resolveRetryPolicy } from "./retry.ts";
 import { serveAnswer, serveFailure } from "./serve-outcome.ts";
 import type { EmulatorServices } from "./services.ts";
 import { discardFailure, runStep, type StepTarget } from "./step-runner.ts";
+import { readUniversalBody, type UniversalStepInput } from "./universal-body.ts";
 import { forwardedHeaders } from "./upstreams.ts";
-
-const headerName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
-
-const stepSchema = z.object({
-  provider: z.string().min(1, { error: "provider is required, e.g. openai" }),
-  endpoint: z.string().min(1, { error: "endpoint is required, e.g. chat/completions" }).max(4096),
-  headers: z
-    .record(
-      z.string().regex(headerName, { error: "header names must be HTTP tokens" }),
-      z.string().refine((value) => !/[\r\n\0]/.test(value), {
-        error: "header values must not contain line breaks",
-      }),
-    )
-    .default({}),
-  query: z.unknown().refine((value) => value !== undefined, {
-    error: "query (the JSON body sent to the provider) is required",
-  }),
-  config: z
-    .object({
-      requestTimeout: z.int().min(1).max(3_600_000).optional(),
-      maxAttempts: z.int().min(1).max(5).optional(),
-      retryDelay: z.int().min(0).max(60_000).optional(),
-      backoff: z.enum(["constant", "linear", "exponential"]).optional(),
-    })
-    .optional(),
-});
-
-const bodySchema = z.union([
-  z.array(stepSchema).min(1, { error: "send at least one step" }).max(100),
-  stepSchema.transform((step) => [step]),
-]);
-
-type UniversalStepInput = z.infer<typeof stepSchema>;
 
 /** One universal step, ready to run: a provider request, or a dynamic route (compat steps). */
 type StepPlan =
@@ -85,20 +48,17 @@ export async function handleUniversal(
   params: { account: string; gateway: string },
 ): Promise<void> {
   const call = openGatewayCall(services, request, response, params);
-  const body = await readRequestBody(request);
-  const json = parseJson(body);
+  const text = (await readRequestBody(request)).toString("utf8");
+  const json = parseJson(text);
   if (!json.ok) {
     throw GatewayRequestError.invalid(
       "Malformed universal request: the body must be a JSON array of steps {provider, endpoint, headers, query}.",
     );
   }
-  const parsed = bodySchema.safeParse(json.value);
-  if (!parsed.success) {
-    throw GatewayRequestError.invalid(
-      `Malformed universal request: ${z.prettifyError(parsed.error).replaceAll("\n", " ")}`,
-    );
-  }
-  const plans = parsed.data.map((step, index) => planStep(call, step, index));
+  const steps = readUniversalBody(json.value);
+  // Each step's query goes upstream as the client wrote it, not re-serialised.
+  const queries = queryTexts(text);
+  const plans = steps.map((step, index) => planStep(call, step, index, queries[index]));
   const contentType = headerValue(request, "content-type");
   for (const [index, plan] of plans.entries()) {
     const last = index === plans.length - 1;
@@ -142,11 +102,15 @@ export async function handleUniversal(
   }
 }
 
-function planStep(call: GatewayCall, step: UniversalStepInput, index: number): StepPlan {
-  const stepDirectives = readDirectives(objectHeaderGetter(step.headers), `step ${index}`);
-  const directives = mergeDirectives(call.directives, stepDirectives);
+function planStep(
+  call: GatewayCall,
+  step: UniversalStepInput,
+  index: number,
+  queryText: string | undefined,
+): StepPlan {
+  const directives = withStepDirectives(call.directives, step.headers, `step ${index}`);
   if (step.provider !== "compat")
-    return { kind: "target", target: buildTarget(call, step, directives) };
+    return { kind: "target", target: buildTarget(call, step, directives, queryText) };
   // Cloudflare's unified API as a step (what ai-gateway-provider's unified() sends).
   const endpoint = step.endpoint.replace(/^\/+/, "").replace(/^v1\//, "");
   if (endpoint !== "chat/completions") {
@@ -174,11 +138,12 @@ function buildTarget(
   call: GatewayCall,
   step: UniversalStepInput,
   directives: Directives,
+  queryText: string | undefined,
 ): StepTarget {
   const { services, gateway } = call;
   const endpoint = step.endpoint.replace(/^\/+/, "");
   const url = services.upstreams.url(step.provider, endpoint);
-  const body = Buffer.from(JSON.stringify(step.query));
+  const body = Buffer.from(queryText ?? JSON.stringify(step.query));
   const headers = forwardedHeaders(Object.entries(step.headers));
   headers["content-type"] ??= "application/json";
   applyCredential(call, headers, step.provider, directives.byokAlias);

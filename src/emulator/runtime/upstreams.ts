@@ -5,6 +5,7 @@
  */
 import { getProvider, isKnownProvider } from "../../providers/index.ts";
 import { GatewayRequestError } from "../errors.ts";
+import type { ResponseHeaders } from "./attempt.ts";
 
 /** Request headers the gateway never forwards: hop-by-hop, its own, and ones it sets itself. */
 const droppedRequestHeaders = new Set([
@@ -69,6 +70,16 @@ export class UpstreamRegistry {
   }
 }
 
+/** A `.` or `..` path segment. */
+const dotSegment = /(?:^|\/)\.{1,2}(?:\/|$)/;
+/** Whether a text holds a space or a control character (U+0000 to U+0020). */
+function hasSpaceOrControl(text: string): boolean {
+  for (let index = 0; index < text.length; index++) {
+    if (text.charCodeAt(index) <= 0x20) return true;
+  }
+  return false;
+}
+
 /**
  * The endpoint path relative to the provider's base. A leading `/` is dropped, and for providers
  * whose real base already ends in `/v1/` (OpenAI, Groq) a leading `v1/` is dropped too, since
@@ -76,13 +87,13 @@ export class UpstreamRegistry {
  */
 export function normaliseEndpoint(provider: string, endpoint: string): string {
   let path = endpoint.replace(/^\/+/, "");
-  const [pathPart = ""] = path.split("?");
-  if (pathPart.split("/").some((segment) => segment === ".." || segment === ".")) {
+  const query = path.indexOf("?");
+  if (dotSegment.test(query === -1 ? path : path.slice(0, query))) {
     throw GatewayRequestError.invalid(
       `Endpoint "${endpoint.slice(0, 200)}" for ${provider} must not contain "." or ".." segments.`,
     );
   }
-  if ([...path].some((character) => character.charCodeAt(0) <= 0x20)) {
+  if (hasSpaceOrControl(path)) {
     throw GatewayRequestError.invalid(`Endpoint for ${provider} must not contain whitespace.`);
   }
   if (path.startsWith("v1/") && isKnownProvider(provider)) {
@@ -107,12 +118,8 @@ export function forwardedHeaders(
 }
 
 /** The upstream response headers to pass to the client. */
-export function passedResponseHeaders(headers: Headers): [string, string][] {
-  const passed: [string, string][] = [];
-  headers.forEach((value, name) => {
-    if (!droppedResponseHeaders.has(name) && !name.startsWith("cf-aig-")) {
-      passed.push([name, value]);
-    }
-  });
-  return passed;
+export function passedResponseHeaders(headers: ResponseHeaders): (readonly [string, string])[] {
+  return headers.filter(
+    ([name]) => !droppedResponseHeaders.has(name) && !name.startsWith("cf-aig-"),
+  );
 }

@@ -5,6 +5,7 @@
  */
 import {
   computeCost,
+  createStreamParser,
   getProvider,
   isKnownProvider,
   type PriceTable,
@@ -52,9 +53,7 @@ export class StreamUsage implements ResponseUsage {
   }
 
   constructor(provider: string) {
-    this.#parser = isKnownProvider(provider)
-      ? getProvider(provider).createStreamParser()
-      : undefined;
+    this.#parser = isKnownProvider(provider) ? createStreamParser(provider) : undefined;
   }
 
   /** Feeds one SSE event; returns its deltas (empty for unknown providers or bad events). */

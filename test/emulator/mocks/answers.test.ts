@@ -112,6 +112,33 @@ describe.each(formatCases)("$provider mock", ({ provider, model }) => {
   });
 });
 
+describe("a request that ends with an assistant message (a prefill)", () => {
+  it("anthropic continues it: the rest of the canonical answer, after as many words", async () => {
+    const model = "claude-sonnet-4-5";
+    const prefill = "Mock answer from someone else:";
+    const reading = await readStream(
+      "anthropic",
+      await chat(mocks, "anthropic", { model, stream: true, prefill }),
+    );
+    // Five words of prefill: the answer goes on from the canonical answer's sixth word.
+    expect(reading.text).toBe(" claude-sonnet-4-5: the emulated provider is healthy. [end]");
+    expect(reading.done).toBe(true);
+    const plain = getProvider("anthropic").parseResponse(
+      await (await chat(mocks, "anthropic", { model, prefill })).text(),
+    );
+    expect(plain.text).toBe(" claude-sonnet-4-5: the emulated provider is healthy. [end]");
+    expect(plain.usage.tokensOut).toBe(countTokens(plain.text));
+  });
+
+  it("an OpenAI-format provider answers anew, as if there were no prefill", async () => {
+    const reading = await readStream(
+      "openai",
+      await chat(mocks, "openai", { model: "gpt-4o-mini", stream: true, prefill: "Mock answer" }),
+    );
+    expect(reading.text).toBe(canonicalAnswer("openai", "gpt-4o-mini"));
+  });
+});
+
 describe("OpenAI-compatible providers", () => {
   it.each(["groq", "mistral", "custom-acme"])(
     "%s answers on its own chat path",

@@ -6,7 +6,7 @@ import {
   startMockProviders,
 } from "../../../src/emulator/mocks/index.ts";
 import { getProvider } from "../../../src/providers/index.ts";
-import { chat, formatCases, readStream } from "./helpers.ts";
+import { chat, formatCases, readError, readStream } from "./helpers.ts";
 
 let mocks: MockProviders;
 
@@ -143,6 +143,73 @@ describe.each(formatCases)("$provider connection and stream faults", ({ provider
     );
     expect(reading.done).toBe(false);
     expect(mocks.attempts.map((attempt) => attempt.fault)).toEqual([null, "missing-done"]);
+  });
+
+  it("stream-error: part of the answer, then an error event in the provider's format", async () => {
+    faulted("stream-error");
+    const reading = await readStream(
+      provider,
+      await chat(mocks, provider, { model, stream: true }),
+    );
+    expect(reading.failure).toBeUndefined();
+    expect(reading.text.length).toBeGreaterThan(0);
+    expect(fullText.startsWith(reading.text)).toBe(true);
+    expect(reading.text).not.toBe(fullText);
+    expect(reading.errors).toEqual([
+      {
+        type: "error",
+        error: expect.objectContaining({
+          message: expect.stringContaining("[mock fault: stream-error]"),
+        }),
+      },
+    ]);
+    expect(reading.done).toBe(false);
+    expect(reading.deltas.some((delta) => delta.type === "finish")).toBe(false);
+  });
+
+  it("stream-unfinished: part of the answer and a clean end, with no finish and no end marker", async () => {
+    faulted("stream-unfinished");
+    const reading = await readStream(
+      provider,
+      await chat(mocks, provider, { model, stream: true }),
+    );
+    expect(reading.failure).toBeUndefined();
+    expect(reading.errors).toEqual([]);
+    expect(reading.text.length).toBeGreaterThan(0);
+    expect(fullText.startsWith(reading.text)).toBe(true);
+    expect(reading.text).not.toBe(fullText);
+    expect(reading.done).toBe(false);
+    expect(reading.deltas.some((delta) => delta.type === "finish")).toBe(false);
+  });
+
+  it("stream-error and stream-unfinished do not match plain requests", async () => {
+    mocks.setFaults({
+      rules: [
+        { provider, kind: "stream-error" },
+        { provider, kind: "stream-unfinished" },
+      ],
+    });
+    const result = getProvider(provider).parseResponse(
+      await (await chat(mocks, provider, { model })).text(),
+      model,
+    );
+    expect(result.text).toBe(fullText);
+    expect(mocks.attempts[0]?.fault).toBeNull();
+  });
+
+  it("prefill-refused: 400 for a request that ends with an assistant message, others healthy", async () => {
+    faulted("prefill-refused");
+    const refused = await chat(mocks, provider, { model, stream: true, prefill: "Mock answer" });
+    expect(refused.status).toBe(400);
+    expect((await readError(provider, refused)).message).toContain(
+      "does not support assistant message prefill",
+    );
+    const reading = await readStream(
+      provider,
+      await chat(mocks, provider, { model, stream: true }),
+    );
+    expect(reading.text).toBe(fullText);
+    expect(mocks.attempts.map((attempt) => attempt.fault)).toEqual(["prefill-refused", null]);
   });
 });
 

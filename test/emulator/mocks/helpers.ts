@@ -5,7 +5,7 @@
  */
 
 import { FaultScheduleError, type MockProviders } from "../../../src/emulator/mocks/index.ts";
-import { getProvider, parseSseStream } from "../../../src/providers/index.ts";
+import { createStreamParser, getProvider, parseSseStream } from "../../../src/providers/index.ts";
 import type { ChatMessage, StreamDelta } from "../../../src/providers/types.ts";
 
 /** One provider per wire format, with a model it serves. */
@@ -32,13 +32,18 @@ export interface ChatCallOptions {
   readonly signal?: AbortSignal;
   /** Extra or replacement headers. */
   readonly headers?: Record<string, string>;
+  /** Ends the messages with this assistant text (a prefill to continue). */
+  readonly prefill?: string;
 }
 
 /** Sends a chat request to a mock the way a client of that provider would. */
 export function chat(mocks: MockProviders, provider: string, options: ChatCallOptions) {
   const adapter = getProvider(provider);
   const request = {
-    messages,
+    messages:
+      options.prefill === undefined
+        ? messages
+        : [...messages, { role: "assistant" as const, content: options.prefill }],
     ...(options.stream === undefined ? {} : { stream: options.stream }),
     ...(options.maxTokens === undefined ? {} : { maxTokens: options.maxTokens }),
   };
@@ -78,7 +83,7 @@ export async function readStream(
   response: Response,
   onFirstText?: () => void,
 ): Promise<StreamReading> {
-  const parse = getProvider(provider).createStreamParser();
+  const parse = createStreamParser(provider);
   const deltas: StreamDelta[] = [];
   let failure: unknown;
   try {

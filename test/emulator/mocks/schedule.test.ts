@@ -14,6 +14,7 @@ const target = (overrides: Partial<FaultTarget> = {}): FaultTarget => ({
   provider: "openai",
   model: "gpt-4o-mini",
   stream: false,
+  prefill: false,
   at: 1_000,
   ...overrides,
 });

@@ -36,6 +36,8 @@ export interface ChildServer {
   readonly pid: number;
   /** Peak resident memory of the child so far (Linux `VmHWM`), or undefined elsewhere. */
   peakRssBytes(): Promise<number | undefined>;
+  /** Resident memory of the child now (Linux `VmRSS`), or undefined elsewhere. */
+  rssBytes(): Promise<number | undefined>;
   /** CPU time (user + system) the child has used so far, in ms (Linux), else undefined. */
   cpuTimeMs(): number | undefined;
   close(): Promise<void>;
@@ -66,7 +68,8 @@ export async function startChildServer(options: ChildServerOptions): Promise<Chi
       url: `http://127.0.0.1:${message.port}`,
       port: message.port,
       pid,
-      peakRssBytes: () => peakRss(pid),
+      peakRssBytes: () => statusBytes(pid, "VmHWM"),
+      rssBytes: () => statusBytes(pid, "VmRSS"),
       cpuTimeMs: () => cpuTime(pid),
       close,
     };
@@ -116,10 +119,11 @@ async function stopChild(child: ChildProcess): Promise<void> {
   clearTimeout(timer);
 }
 
-async function peakRss(pid: number): Promise<number | undefined> {
+/** A memory figure of `/proc/<pid>/status` (`VmHWM`: peak resident, `VmRSS`: resident now). */
+async function statusBytes(pid: number, field: "VmHWM" | "VmRSS"): Promise<number | undefined> {
   try {
     const status = await readFile(`/proc/${pid}/status`, "utf8");
-    const match = /^VmHWM:\s+(\d+)\s+kB/m.exec(status);
+    const match = new RegExp(`^${field}:\\s+(\\d+)\\s+kB`, "m").exec(status);
     return match ? Number(match[1]) * 1024 : undefined;
   } catch {
     return undefined;

@@ -1,12 +1,19 @@
 /**
  * @module
  * Child-process entry: runs the emulator alone in its process, in front of upstreams the parent
- * names (its mock providers), so the gateway under test has a core of its own like Portkey.
- * Receives an {@link EmulatorChildSettings} message, answers `{ type: "listening", ... }`, stops
- * on SIGTERM or when the parent goes away.
+ * names (its mock providers), so the gateway under test has a core of its own like Portkey. It
+ * runs the build (`dist/`), the code `stepwise dev` runs; the parent builds it first (see
+ * `emulator.ts`). Receives an {@link EmulatorChildSettings} message, answers
+ * `{ type: "listening", ... }`, stops on SIGTERM or when the parent goes away.
  */
-import { parseConfig } from "../../../src/config/index.ts";
-import { type Emulator, startEmulator } from "../../../src/emulator/index.ts";
+import type * as ConfigModule from "../../../src/config/index.ts";
+import type * as EmulatorModule from "../../../src/emulator/index.ts";
+import type { Emulator } from "../../../src/emulator/index.ts";
+
+// Typed by the sources, loaded from the build (a computed path, so type checks need no build).
+const dist = (entry: string) => new URL(`../../../dist/${entry}/index.js`, import.meta.url).href;
+const { parseConfig } = (await import(dist("config"))) as typeof ConfigModule;
+const { startEmulator } = (await import(dist("emulator"))) as typeof EmulatorModule;
 
 /** What the parent sends. */
 export interface EmulatorChildSettings {

@@ -13,6 +13,7 @@ import {
   headerValue,
   type MockErrorKind,
   type MockWireFormat,
+  prefillOf,
   readTokenLimit,
 } from "./types.ts";
 
@@ -40,6 +41,8 @@ function event(type: string, data: Record<string, unknown>): SseEvent {
 
 /** The Anthropic format. */
 export const anthropicFormat: MockWireFormat = {
+  continuesPrefill: true,
+  streamErrorEvent: "error",
   matchRoute: (pathname) =>
     pathname.endsWith("/v1/messages") ? { model: null, streamByPath: false } : undefined,
   readKey: (headers) => headerValue(headers, "x-api-key")?.trim(),
@@ -68,6 +71,7 @@ export const anthropicFormat: MockWireFormat = {
       ...limit,
       promptText: [contentText(body.system), ...texts].join(" "),
       includeUsage: true,
+      ...prefillOf(messages),
     };
   },
   answerBody: (answer) => ({

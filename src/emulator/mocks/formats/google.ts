@@ -14,6 +14,7 @@ import {
   headerValue,
   type MockErrorKind,
   type MockWireFormat,
+  prefillOf,
   readTokenLimit,
 } from "./types.ts";
 
@@ -80,6 +81,7 @@ export const googleFormat: MockWireFormat = {
       ...limit,
       promptText: [system, ...contents.map(partsText)].join(" "),
       includeUsage: true,
+      ...prefillOf(contents),
     };
   },
   answerBody: (answer) => ({

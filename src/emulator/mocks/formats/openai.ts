@@ -13,6 +13,7 @@ import {
   contentText,
   type MockErrorKind,
   type MockWireFormat,
+  prefillOf,
   readBearer,
   readTokenLimit,
 } from "./types.ts";
@@ -92,6 +93,7 @@ export function createOpenAiFormat(slug: string): MockWireFormat {
           )
           .join(" "),
         includeUsage,
+        ...prefillOf(messages),
       };
     },
     answerBody: (answer) => ({

@@ -25,6 +25,8 @@ export interface MockRequest {
   readonly promptText: string;
   /** OpenAI's `stream_options.include_usage`. */
   readonly includeUsage: boolean;
+  /** The text of a trailing assistant message (a prefill), when the request ends with one. */
+  readonly prefill?: string;
 }
 
 /** A request problem, answered as a 400 in the provider's format. */
@@ -60,6 +62,13 @@ export interface MockStreamOptions {
 }
 
 export interface MockWireFormat {
+  /**
+   * True when the provider continues a trailing assistant message (a prefill) instead of
+   * answering anew, as Anthropic does.
+   */
+  readonly continuesPrefill?: boolean;
+  /** The SSE event name of an error sent inside a stream (Anthropic's `error`); none when absent. */
+  readonly streamErrorEvent?: string;
   /** The route for a path, or `undefined` when the provider has no such endpoint. */
   matchRoute(pathname: string): MockRoute | undefined;
   /** The key the request carries, or `undefined` when the auth header is missing. */
@@ -119,4 +128,16 @@ export function contentText(content: unknown): string {
         : "",
     )
     .join(" ");
+}
+
+/**
+ * The prefill of a request whose last message is the assistant's (`role: "assistant"`, or
+ * Gemini's `role: "model"`), as `{ prefill }`; `{}` otherwise.
+ */
+export function prefillOf(messages: readonly unknown[]): { readonly prefill?: string } {
+  const last = messages.at(-1);
+  if (typeof last !== "object" || last === null || !("role" in last)) return {};
+  if (last.role !== "assistant" && last.role !== "model") return {};
+  const content = "content" in last ? last.content : "parts" in last ? last.parts : undefined;
+  return { prefill: contentText(content) };
 }

@@ -13,6 +13,7 @@ import {
   contentText,
   type MockErrorKind,
   type MockWireFormat,
+  prefillOf,
   readBearer,
   readTokenLimit,
 } from "./types.ts";
@@ -72,6 +73,7 @@ export const workersAiFormat: MockWireFormat = {
       ...limit,
       promptText: [prompt ?? "", ...texts].join(" "),
       includeUsage: true,
+      ...prefillOf(messages ?? []),
     };
   },
   answerBody: (answer) => ({

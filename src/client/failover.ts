@@ -1,0 +1,307 @@
+/**
+ * @module
+ * What a call does after an attempt failed: the error it is, what that error means for the route
+ * (the refusal table, {@link conductFor}), and what comes next: the steps after the failing one
+ * at once, the route again after a backoff, or the end of the call with its error. A healthy call
+ * never needs this, so it loads with the first failure (`call.ts`), and the client starts loading
+ * it when it is created, so that a failure does not wait for it.
+ */
+
+import {
+  AllStepsFailedError,
+  ApiCallError,
+  InvalidResponseError,
+  NetworkError,
+  OutputRejectedError,
+  RateLimitedError,
+  TimeoutError,
+} from "./answer-errors.ts";
+import type { CallContext, Failure, Trial } from "./call.ts";
+import type { GatewayError, StepReference } from "./call-errors.ts";
+import type { RouteEntry } from "./client.ts";
+
+/**
+ * Sends a hedged route's attempt (`hedge/hedge.ts`, loaded with the first): its import lives here
+ * rather than in the call, which every client loads before its first call.
+ */
+export async function hedged(
+  ...args: Parameters<typeof import("./hedge/hedge.ts").send>
+): Promise<Response> {
+  hedgeModule ??= await import("./hedge/hedge.ts");
+  return hedgeModule.send(...args);
+}
+
+let hedgeModule: typeof import("./hedge/hedge.ts") | undefined;
+
+/** Default waits between tries of the route, in ms: doubling from the first, up to the longest. */
+export const retryDefaults = { retryDelayMs: 250, maxRetryDelayMs: 5_000 } as const;
+
+/**
+ * What the call does after a provider's error answer, by what the error means:
+ *
+ * | the step's error | conduct |
+ * |---|---|
+ * | content policy (`content_filter`, `content_policy_violation`, safety, moderation) | `stop`: returned at once, no other step tried |
+ * | context length (`context_length_exceeded`, "prompt is too long", "maximum context length", 413) | `next`: the steps after it; this step is not tried again in the call |
+ * | model not found (404, `model_not_found`, "does not exist") | `next` |
+ * | model overloaded (529, `overloaded_error`, "overloaded") | `next` |
+ * | 429 rate limited | `retry`: the steps after it; the step is not sent again before its `Retry-After`: the route again after it when the deadline allows, else without that step |
+ * | 408, 409, 5xx; resets and timeouts | `retry`: the steps after it; with none, the route again after a backoff |
+ * | any other 4xx (invalid request, authentication) | `stop` |
+ */
+export function conductFor(
+  status: number,
+  type: string,
+  message: string,
+): "stop" | "next" | "retry" {
+  const text = `${type} ${message}`.toLowerCase();
+  if (/content.?(filter|policy)|safety|moderation|flagged/.test(text)) return "stop";
+  if (
+    [404, 413, 529].includes(status) ||
+    /context.?(length|window)|too long|maximum (context|prompt)|maximum number of tokens|model.?not.?found|does not exist|overload/.test(
+      text,
+    )
+  ) {
+    return "next";
+  }
+  return status === 408 || status === 409 || status === 429 || status > 499 ? "retry" : "stop";
+}
+
+/**
+ * The gateway's own error envelope, `{ success: false, error: [{ code, message }], name:
+ * "AiGatewayError" }`, or undefined for any other body.
+ */
+function gatewayEnvelope(text: string): { code: string; message: string } | undefined {
+  try {
+    const json = JSON.parse(text) as {
+      name?: unknown;
+      error?: { code?: unknown; message?: unknown }[];
+    };
+    const first = (Array.isArray(json?.error) && json.error[0]) || undefined;
+    return first !== undefined && (json.name === "AiGatewayError" || typeof first.code === "number")
+      ? { code: String(first.code ?? "unknown"), message: String(first.message ?? "no message") }
+      : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
+/** Keeps `entry` out of the rest of the call. */
+function exclude(call: CallContext, entry: RouteEntry): void {
+  call.excluded ??= new Set();
+  call.excluded.add(entry.index);
+}
+
+function reference({ index, provider, model }: RouteEntry): StepReference {
+  return { index, provider, model };
+}
+
+/**
+ * The error and the conduct of a failure: `same` tries the failing step again (a refused
+ * prefill); `blamed` is the step to blame when not the failure's own (null: none, as for a
+ * gateway error).
+ */
+interface Verdict {
+  readonly error: GatewayError;
+  readonly next: "stop" | "after" | "same";
+  readonly blamed?: RouteEntry | null;
+}
+
+function verdictOf(call: CallContext, failure: Failure, order: readonly RouteEntry[]): Verdict {
+  const { entry, url, status } = failure;
+  const step = entry && reference(entry);
+  const fail = (error: GatewayError, at: Trial["at"], health = true) => {
+    if (entry !== undefined) call.observe(entry, false, { status, error, at }, health);
+  };
+  switch (failure.kind) {
+    case "transport":
+      return {
+        error: failure.timeoutMs
+          ? new TimeoutError({ timeoutMs: failure.timeoutMs, url })
+          : new NetworkError({ url, cause: failure.cause }),
+        next: "after",
+      };
+    case "unknown-step":
+      return {
+        error: new InvalidResponseError({
+          message:
+            `The gateway's answer names a step that was not sent (${Object.entries(failure.named).map(([name, value]) => `cf-aig-${name}: ${value}`)}; ` +
+            `${failure.sent} sent). Check that baseUrl points at AI Gateway, the emulator or the companion Worker.`,
+          url,
+          status,
+        }),
+        next: "stop",
+      };
+    case "unreadable": {
+      const error = new InvalidResponseError({
+        message: `The answer${step ? ` from step ${step.index} (${step.provider}/${step.model})` : ""} could not be read: ${failure.detail}`,
+        url,
+        status,
+        step,
+        cause: failure.cause,
+      });
+      fail(error, "answer");
+      return { error, next: "after" };
+    }
+    case "broken":
+      fail(failure.error, failure.midStream ? "mid-stream" : "stream");
+      return afterBreak(call, failure, failure.error);
+    case "rejected": {
+      call.rejections.push({
+        index: null,
+        provider: null,
+        model: null,
+        ...step,
+        reason: failure.detail,
+      });
+      const error = new OutputRejectedError({ rejections: [...call.rejections] });
+      if (entry !== undefined) exclude(call, entry);
+      fail(error, "answer", false);
+      return afterBreak(call, failure, error);
+    }
+  }
+  // A non-2xx answer: the gateway's own error (no step to blame), or a step's.
+  const { response, text } = failure;
+  const base = { status, url, headers: response.headers, responseBody: text, now: call.client.now };
+  const envelope = gatewayEnvelope(text);
+  if (entry === undefined || envelope !== undefined) {
+    const error = ApiCallError.fromResponse(
+      envelope
+        ? {
+            ...base,
+            detail: `${envelope.message} (gateway error ${envelope.code})`,
+            errorType: envelope.code,
+          }
+        : base,
+    );
+    return { error, next: error.isRetryable ? "after" : "stop", blamed: null };
+  }
+  call.passedOver(order, order.indexOf(entry));
+  const info = call.adapters.get(entry.provider)!.parseError(status, text);
+  const error = ApiCallError.fromResponse({
+    ...base,
+    detail: info.message,
+    errorType: info.type,
+    step,
+  });
+  const conduct = conductFor(status, info.type, info.message);
+  if (RateLimitedError.isInstance(error) && error.retryAfterMs !== undefined) {
+    // The step is not sent again in this call before its Retry-After (see `recover`).
+    call.retryAfter ??= new Map();
+    call.retryAfter.set(entry.index, call.now() + error.retryAfterMs);
+  }
+  if (conduct === "stop" && call.streamer?.prefilled(entry)) {
+    // The step refused the prefill: try it again without one; the caller never sees this.
+    call.streamer.refusePrefill(entry);
+    fail(error, "request", false);
+    return { error, next: "same" };
+  }
+  if (conduct === "next") exclude(call, entry);
+  // Refusals of this request say nothing about the model's health; errors and overload do.
+  fail(
+    error,
+    "request",
+    conduct === "retry" || /overload|^529/i.test(`${status} ${info.type} ${info.message}`),
+  );
+  return { error, next: conduct === "stop" ? "stop" : "after" };
+}
+
+/** After a step's answer failed: the steps after it, unless the caller saw text and the policy is `fail`. */
+function afterBreak(
+  call: CallContext,
+  failure: Failure & { midStream: boolean },
+  error: GatewayError,
+): Verdict {
+  const { entry } = failure;
+  if (entry === undefined) return { error, next: failure.kind === "broken" ? "stop" : "after" };
+  if (failure.midStream) {
+    if (call.policy === "fail") return { error, next: "stop" };
+    call.streamer?.broke(entry.index, error.code);
+  }
+  return { error, next: "after" };
+}
+
+/** The error for a call whose steps are used up: every rejection, or every step's failure. */
+function exhausted(call: CallContext, error: GatewayError): GatewayError {
+  const { trials, rejections } = call;
+  if (
+    rejections.length > 0 &&
+    trials.every((trial) => OutputRejectedError.isInstance(trial.error))
+  ) {
+    return new OutputRejectedError({ rejections });
+  }
+  // One line per step, in the order of its last failure; a failure with detail beats one without.
+  const steps = new Map<number, Trial>();
+  for (const trial of trials) {
+    const previous = steps.get(trial.entry.index);
+    steps.delete(trial.entry.index);
+    steps.set(trial.entry.index, trial.error === null && previous?.error ? previous : trial);
+  }
+  return steps.size === 0
+    ? error
+    : new AllStepsFailedError({
+        route: call.route.name,
+        steps: [...steps.values()].map(({ entry, status, error: cause }) => ({
+          ...reference(entry),
+          status,
+          error: cause,
+        })),
+      });
+}
+
+/**
+ * After a failed attempt: the steps for the next one and whether they are the steps after the
+ * failing one (`after`), or, when the call is over, a throw of its error. Waits (with backoff, at
+ * least `Retry-After`) before trying the route again.
+ * @throws the error that ends the call.
+ */
+export async function recover(
+  call: CallContext,
+  failure: Failure,
+  order: readonly RouteEntry[],
+): Promise<{ readonly steps: readonly RouteEntry[]; readonly after: boolean }> {
+  const { error, next, blamed = failure.entry } = verdictOf(call, failure, order);
+  if (next === "stop") throw error;
+  const { client, excluded, maxAttempts } = call;
+  const usable = (entries: readonly RouteEntry[]) =>
+    entries.filter((entry) => !excluded?.has(entry.index));
+  const position = blamed ? order.indexOf(blamed) : -1;
+  let final = error;
+  if (position >= 0) {
+    const rest = usable(order.slice(next === "same" ? position : position + 1));
+    if (rest.length > 0 && (next === "same" || call.attempts < maxAttempts))
+      return { steps: rest, after: true };
+    // Nothing after the failing step: every step of this attempt is used up.
+    if (rest.length === 0) final = exhausted(call, error);
+  }
+  const {
+    retryDelayMs = retryDefaults.retryDelayMs,
+    maxRetryDelayMs = retryDefaults.maxRetryDelayMs,
+  } = client;
+  const now = call.now();
+  const left = call.deadlineMs - (now - call.startedAt);
+  let delay = Math.max(
+    Math.min(maxRetryDelayMs, retryDelayMs * 2 ** call.waits++),
+    // The gateway's own 429 (no step to blame) holds for the whole route.
+    RateLimitedError.isInstance(error) && blamed === null ? (error.retryAfterMs ?? 0) : 0,
+  );
+  // A step that asked to be left alone (429 with Retry-After) is waited for when the deadline
+  // allows, and left out of the rest of the call when it does not.
+  const steps = usable(call.route.steps).filter((entry) => {
+    const wait = (call.retryAfter?.get(entry.index) ?? now) - now;
+    if (wait >= left) return false;
+    delay = Math.max(delay, wait);
+    return true;
+  });
+  if (!steps.length || !error.isRetryable || call.attempts >= maxAttempts || delay >= left) {
+    throw final;
+  }
+  const { sleep } = client;
+  await (sleep
+    ? sleep(delay, call.options.signal)
+    : new Promise<void>((resolve) => {
+        call.timer = setTimeout(resolve, delay);
+      }));
+  call.check();
+  return { steps, after: false };
+}

@@ -1,0 +1,290 @@
+/**
+ * @module
+ * `stepwise/client/fetch`: a drop-in `fetch` for any SDK, recorded like the client's own calls.
+ *
+ * `createGatewayFetch(options)` takes the client's options. Requests to the gateway get the
+ * gateway token (unless they carry one) and an event id, and each records one `CallEvent` (mode
+ * `fetch`) with the step the gateway names in `cf-aig-step` / `cf-aig-provider` / `cf-aig-model`.
+ * The response goes back untouched; usage is read from a copy once its body ends. Other URLs pass
+ * straight through, unrecorded.
+ *
+ * What a raw pass-through cannot do: it hands the SDK the gateway's response as it comes, so it
+ * cannot read an answer before the SDK does, move on to the next steps after a refusal, or fail
+ * over mid-stream. The gateway's own fallback (before the first byte) still applies; a stream
+ * that breaks or ends without the provider's completion signal is recorded as
+ * `incomplete_stream`, and the SDK sees the break. For failover after the first byte, use
+ * `client.stream`.
+ * @example
+ * import { createGatewayFetch } from "stepwise/client/fetch";
+ * const openai = new OpenAI({ apiKey: "unused", baseURL: client.url("compat"), fetch: createGatewayFetch(options) });
+ * await openai.chat.completions.create({ model: "dynamic/default", messages });
+ */
+
+import {
+  computeCost,
+  getProvider,
+  isKnownProvider,
+  type ProviderAdapter,
+  parseSseStream,
+  type TokenUsage,
+} from "../providers/index.ts";
+import { invalidStreamEventType, streamParserFor } from "../providers/streams.ts";
+import { resolveServedStep } from "../routes/index.ts";
+import { ApiCallError } from "./answer-errors.ts";
+import { gatewayUrlOf } from "./client.ts";
+import type { CallEvent } from "./event.ts";
+import { callSafely } from "./recorder.ts";
+import type { FetchFunction, GatewayClientOptions, RouteInput } from "./types.ts";
+
+/** What the request says about itself. */
+interface RequestFacts {
+  /** Which endpoint family the request went to. */
+  readonly kind: "universal" | "dynamic" | "compat" | "provider";
+  /** `universal`, `compat`, a provider slug, or a dynamic route's name. */
+  readonly route: string;
+  readonly provider: string | null;
+  readonly model: string | null;
+  /** Universal body steps (provider/model), to name the step `cf-aig-step` points at. */
+  readonly universalSteps: readonly { provider: string; model: string | null }[];
+}
+
+/** What the copy of a response showed. */
+interface UsageReading {
+  readonly usage: TokenUsage | null;
+  readonly streamed: boolean;
+  /** `incomplete_stream` or `stream_error` when a stream failed; null otherwise. */
+  readonly errorCode: string | null;
+}
+
+/**
+ * Builds a recorded `fetch` for the gateway of `options` (the same options as
+ * `createGatewayClient`'s; `accountId`, `gatewayId` and `recorder` are the ones that matter).
+ */
+export function createGatewayFetch(options: GatewayClientOptions): FetchFunction {
+  const gatewayUrl = gatewayUrlOf(options);
+  const baseFetch: FetchFunction = (input, init) => (options.fetch ?? fetch)(input, init);
+  return async (input, init) => {
+    const url = input instanceof Request ? input.url : String(input);
+    const withoutQuery = url.split("?")[0] ?? url;
+    const path =
+      withoutQuery === gatewayUrl
+        ? ""
+        : withoutQuery.startsWith(`${gatewayUrl}/`)
+          ? withoutQuery.slice(gatewayUrl.length + 1)
+          : undefined;
+    if (path === undefined) return baseFetch(input, init);
+
+    const headers = new Headers(input instanceof Request ? input.headers : undefined);
+    for (const [name, value] of new Headers(init?.headers)) headers.set(name, value);
+    if (options.gatewayToken !== undefined && !headers.has("cf-aig-authorization")) {
+      headers.set("cf-aig-authorization", `Bearer ${options.gatewayToken}`);
+    }
+    const id =
+      headers.get("cf-aig-event-id") ?? (options.generateId ?? (() => crypto.randomUUID()))();
+    headers.set("cf-aig-event-id", id);
+    const facts = requestFacts(path, init?.body);
+    const now = () => (options.now ?? Date.now)();
+    const startedAt = now();
+    const record = (response: Response | null, outcome: Outcome) => {
+      const recorder = options.recorder;
+      if (recorder === undefined) return;
+      const cacheStatus = response?.headers.get("cf-aig-cache-status")?.toUpperCase();
+      const cached = cacheStatus === "HIT";
+      const usage = outcome.usage ?? null;
+      const provider = outcome.provider ?? facts.provider;
+      const model = outcome.model ?? facts.model;
+      const errorCode = outcome.errorCode ?? null;
+      const event: CallEvent = {
+        time: new Date(startedAt).toISOString(),
+        id,
+        gateway: options.gatewayId,
+        route: facts.route,
+        mode: "fetch",
+        step: errorCode === null ? (outcome.step ?? null) : null,
+        provider,
+        model,
+        status: outcome.status,
+        ok: errorCode === null,
+        cacheStatus: cached || cacheStatus === "MISS" ? (cacheStatus as "HIT" | "MISS") : null,
+        latencyMs: Math.max(0, now() - startedAt),
+        tokensIn: usage?.tokensIn ?? null,
+        tokensOut: usage?.tokensOut ?? null,
+        cost:
+          usage === null || provider === null || model === null
+            ? null
+            : cached
+              ? 0
+              : (computeCost(options.prices ?? {}, provider, model, usage) ?? null),
+        errorCode,
+        logId: response?.headers.get("cf-aig-log-id") ?? null,
+        attempts: 1,
+        streamed: outcome.streamed ?? false,
+      };
+      callSafely(() => recorder.record(event), options.onRecorderError);
+    };
+
+    let response: Response;
+    try {
+      response = await baseFetch(input, { ...init, headers });
+    } catch (error) {
+      const aborted = init?.signal?.aborted === true || (error as Error)?.name === "AbortError";
+      record(null, { status: 0, errorCode: aborted ? "aborted" : "network_error" });
+      throw error;
+    }
+    const served = servedFacts(options.routes, facts, response.headers);
+    if (!response.ok) {
+      const errorCode = ApiCallError.fromResponse({ status: response.status, url }).code;
+      record(response, { ...served, status: response.status, errorCode });
+      return response;
+    }
+    const adapter =
+      facts.kind === "dynamic" || facts.kind === "compat"
+        ? getProvider("openai")
+        : served.provider !== null && isKnownProvider(served.provider)
+          ? getProvider(served.provider)
+          : undefined;
+    readUsage(response.clone(), adapter).then((usage) =>
+      record(response, { ...served, status: response.status, ...usage }),
+    );
+    return response;
+  };
+}
+
+interface Outcome extends Partial<Pick<CallEvent, "step" | "provider" | "model">> {
+  readonly status: number;
+  readonly errorCode?: string | null;
+  readonly usage?: TokenUsage | null;
+  readonly streamed?: boolean;
+}
+
+function requestFacts(path: string, body: unknown): RequestFacts {
+  const json = parseBody(body);
+  const none = { provider: null, model: null, universalSteps: [] };
+  if (path === "" || path === "/") {
+    return {
+      ...none,
+      kind: "universal",
+      route: "universal",
+      universalSteps: Array.isArray(json)
+        ? json.map((step: Record<string, unknown>) => ({
+            provider: String(step?.provider ?? ""),
+            model: modelOf(step?.query),
+          }))
+        : [],
+    };
+  }
+  const model = modelOf(json);
+  if (path.startsWith("compat/")) {
+    const dynamic = model?.match(/^dynamic\/(.+)$/)?.[1];
+    if (dynamic !== undefined) return { ...none, kind: "dynamic", route: dynamic };
+    const slash = model?.indexOf("/") ?? -1;
+    return {
+      ...none,
+      kind: "compat",
+      route: "compat",
+      provider: model && slash > 0 ? model.slice(0, slash) : null,
+      model: model && slash > 0 ? model.slice(slash + 1) : model,
+    };
+  }
+  const provider = path.split("/")[0] ?? "";
+  return { ...none, kind: "provider", route: provider, provider, model };
+}
+
+/** Which step served, by the gateway's headers. */
+function servedFacts(
+  routes: Readonly<Record<string, RouteInput>> | undefined,
+  facts: RequestFacts,
+  headers: Headers,
+): Pick<CallEvent, "step" | "provider" | "model"> {
+  const named = {
+    step: headers.get("cf-aig-step"),
+    provider: headers.get("cf-aig-provider"),
+    model: headers.get("cf-aig-model"),
+  };
+  const route =
+    facts.kind === "dynamic" && routes !== undefined && Object.hasOwn(routes, facts.route)
+      ? routes[facts.route]
+      : undefined;
+  if (route !== undefined) {
+    const steps = Array.isArray(route) ? route : (route as { steps: [] }).steps;
+    const found = resolveServedStep({ steps }, named);
+    if (found !== undefined) {
+      return { step: found.index, provider: found.step.provider, model: found.step.model };
+    }
+  }
+  // A universal answer without cf-aig-step came from step 0; a provider-native or compat call
+  // has one step; a dynamic route the client does not know stays unmapped without the header.
+  const index = named.step && /^\d+$/.test(named.step) ? Number(named.step) : null;
+  const step = index ?? (facts.kind === "dynamic" ? null : 0);
+  const sentStep = step === null ? undefined : facts.universalSteps[step];
+  return {
+    step,
+    provider: named.provider ?? sentStep?.provider ?? facts.provider,
+    model: named.model ?? sentStep?.model ?? facts.model,
+  };
+}
+
+/**
+ * Reads token usage from a copy of a response: the JSON body, or a stream's events (which must
+ * end with the provider's completion signal). Never throws; what it cannot read stays null.
+ */
+async function readUsage(
+  copy: Response,
+  adapter: ProviderAdapter | undefined,
+): Promise<UsageReading> {
+  const streamed = (copy.headers.get("content-type") ?? "").includes("text/event-stream");
+  try {
+    if (!streamed) {
+      const text = await copy.text();
+      try {
+        return { usage: adapter?.parseResponse(text).usage ?? null, streamed, errorCode: null };
+      } catch {
+        return { usage: null, streamed, errorCode: null };
+      }
+    }
+    if (copy.body === null) return { usage: null, streamed, errorCode: "incomplete_stream" };
+    const parse = adapter === undefined ? undefined : streamParserFor(adapter);
+    let tokensIn: number | undefined;
+    let tokensOut: number | undefined;
+    let complete = parse === undefined;
+    let errorCode: string | null = null;
+    for await (const event of parseSseStream(copy.body)) {
+      for (const delta of parse?.(event) ?? []) {
+        if (delta.type === "usage") {
+          tokensIn = delta.usage.tokensIn ?? tokensIn;
+          tokensOut = delta.usage.tokensOut ?? tokensOut;
+        } else if (delta.type === "done" || delta.type === "finish") complete = true;
+        else if (delta.type === "error" && delta.error.type !== invalidStreamEventType) {
+          errorCode = "stream_error";
+        }
+      }
+    }
+    const usage =
+      tokensIn === undefined && tokensOut === undefined
+        ? null
+        : { tokensIn: tokensIn ?? 0, tokensOut: tokensOut ?? 0 };
+    return { usage, streamed, errorCode: errorCode ?? (complete ? null : "incomplete_stream") };
+  } catch {
+    return { usage: null, streamed, errorCode: streamed ? "incomplete_stream" : "network_error" };
+  }
+}
+
+function parseBody(body: unknown): unknown {
+  const text =
+    typeof body === "string"
+      ? body
+      : body instanceof Uint8Array || body instanceof ArrayBuffer
+        ? new TextDecoder().decode(body)
+        : undefined;
+  if (text === undefined) return undefined;
+  try {
+    return JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+}
+
+function modelOf(json: unknown): string | null {
+  const model = (json as { model?: unknown } | null)?.model;
+  return typeof model === "string" ? model : null;
+}
