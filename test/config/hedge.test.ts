@@ -67,7 +67,7 @@ describe("a route's hedge", () => {
       }),
     ]);
     const unknown = issuesOf(stack("{ afterMs: 2000, maxExtraCostPerHour: 1, delay: 5 }"));
-    expect(unknown[0]).toMatchObject({ path: "gateways[0].routes.default.hedge", line: 10 });
+    expect(unknown[0]).toMatchObject({ path: "gateways[0].routes.default.hedge.delay", line: 10 });
     expect(unknown[0]!.message).toMatch(/delay/);
   });
 });

@@ -59,7 +59,7 @@ describe("validate points at the fix", () => {
   it("lists the fields there are when nothing is close", () => {
     const [issue] = issuesOf(devWith("cacheTtl: 0", "colour: red"));
     expect(issue?.message).toBe(
-      'unknown field "colour": fields here are provider, model, timeoutMs, retries, retryDelayMs, backoff, cacheTtl',
+      'unknown field "colour": fields here are provider, model, timeoutMs, retries, retryDelayMs, backoff, cacheTtl, firstTokenTimeoutMs, idleTimeoutMs',
     );
   });
 
