@@ -47,12 +47,14 @@ describe("npm run test:under-load", () => {
 
   it("runs a command under load through npm and exits with its verdict", async () => {
     const sandbox = await makeSandbox([]);
+    const started: ReturnType<typeof startProcess>[] = [];
     try {
       const passing = startProcess(
         "npm",
         ["run", "test:under-load", "--", "--runs", "2", "--hogs", "1", "--", "node", "-e", "0"],
         { cwd: projectRoot, env: sandbox.env },
       );
+      started.push(passing);
       expect(await passing.exited).toBe(0);
       expect(passing.output()).toMatch(/under load: 1 busy process\(es\) on \d+ core\(s\)/);
       expect(passing.output()).toMatch(/run 1: exit 0 in \d+ s/);
@@ -62,9 +64,12 @@ describe("npm run test:under-load", () => {
         ["run", "test:under-load", "--", "--hogs", "1", "--", "node", "-e", "process.exit(3)"],
         { cwd: projectRoot, env: sandbox.env },
       );
+      started.push(failing);
       expect(await failing.exited).toBe(1);
       expect(failing.output()).toContain("run 1: exit 3");
     } finally {
+      // npm exits before the busy processes it killed are reaped: wait for the whole group.
+      await Promise.all(started.map((process) => process.stop()));
       await sandbox.remove();
     }
   });
