@@ -102,13 +102,15 @@ export function devCommand(dependencies: DevDependencies = {}): Command {
         ...(gatewayToken ? { gatewayToken } : {}),
         ...(logCapacity === undefined ? {} : { logCapacity }),
       });
+      // Listen for Ctrl-C before printing the URLs: whoever reads them may stop us at once.
+      const untilStopped = dependencies.untilStopped ?? waitForSignal;
+      const stopped = untilStopped();
       print(
         options.json
           ? JSON.stringify(describe(emulator))
           : summary(emulator, source, faults, gatewayToken !== undefined),
       );
-      const untilStopped = dependencies.untilStopped ?? waitForSignal;
-      const signal = await untilStopped();
+      const signal = await stopped;
       if (!options.json) print(pc.dim(`${signal}: stopping the emulator…`));
       await emulator.close();
       if (!options.json) print(pc.dim("stopped"));
