@@ -634,12 +634,7 @@ export class GatewayCall implements CallContext, Call {
       // A dynamic route's answer without served-step headers: the step whose model the body names
       // (`gpt-4o-mini`, `openai/gpt-4o-mini` or a dated snapshot), when exactly one does.
       if (entry === undefined) {
-        const { withoutSnapshot } = costModule.loaded ?? (await costModule.load());
-        const matches = order.filter(
-          ({ provider, model }) =>
-            responseModel === `${provider}/${model}` || withoutSnapshot(responseModel) === model,
-        );
-        entry = matches.length === 1 ? matches[0] : undefined;
+        entry = (costModule.loaded ?? (await costModule.load())).stepNamedBy(order, responseModel);
       }
     }
     const cached = this.cacheStatus === "HIT";
@@ -648,11 +643,8 @@ export class GatewayCall implements CallContext, Call {
     const prices = this.client.prices;
     let cost: number | null = cached ? 0 : null;
     if (!cached && entry && prices) {
-      const { computeCost } = costModule.loaded ?? (await costModule.load());
-      cost =
-        computeCost(prices, entry.provider, entry.model, usage) ??
-        computeCost(prices, entry.provider, responseModel, usage) ??
-        null;
+      const { answerCost } = costModule.loaded ?? (await costModule.load());
+      cost = answerCost(prices, entry, responseModel, usage);
     }
     return {
       id: this.id,

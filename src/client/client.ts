@@ -115,10 +115,11 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     const route: Partial<RouteConfig> = Array.isArray(input)
       ? { steps: input }
       : (input as RouteConfig);
-    const steps = (route?.steps ?? []).map((step: StepConfig, index: number) => {
+    // Every step's provider known (a hand-written policy route's chains too), its format loading.
+    const checkStep = (where: string) => (step: StepConfig, index: number) => {
       if (!isKnownProvider(step.provider)) {
         problems.push(
-          `route "${name}" step ${index}: unknown provider "${step.provider}" (known: ${providerSlugs.join(", ")}, custom-<slug>)`,
+          `${where} step ${index}: unknown provider "${step.provider}" (known: ${providerSlugs.join(", ")}, custom-<slug>)`,
         );
       } else if (!adapters.has(step.provider)) {
         // Start loading the provider's format now, so the first call need not wait for it.
@@ -128,18 +129,13 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         );
       }
       return { ...step, index };
-    });
+    };
+    const steps = (route?.steps ?? []).map(checkStep(`route "${name}"`));
     if (steps.length === 0) problems.push(`route "${name}" has no steps`);
-    // A hand-written policy route: every chain's providers known, every chain its rules use declared.
     const chains = route.chains ?? {};
-    for (const [chain, chainSteps] of Object.entries(chains)) {
-      for (const [index, step] of chainSteps.entries()) {
-        if (!isKnownProvider(step.provider))
-          problems.push(
-            `route "${name}" chain "${chain}" step ${index}: unknown provider "${step.provider}"`,
-          );
-      }
-    }
+    for (const chain in chains)
+      chains[chain]!.forEach(checkStep(`route "${name}" chain "${chain}"`));
+    // Every chain a policy's rules use is declared.
     for (const rule of route.policy ?? []) {
       for (const used of [rule.use, rule.budget?.over, ...Object.keys(rule.split ?? {})]) {
         if (used && used !== "default" && !(used in chains))

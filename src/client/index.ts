@@ -6,7 +6,8 @@
  *
  * Separate entries keep what a call does not need out of an app's bundle: the circuit breaker
  * (`stepwise/client/breaker`), provider limits (`stepwise/client/limits`), health steering from the
- * companion Worker's `GET /health` (`stepwise/client/health`), the recorded `fetch` for other SDKs (`stepwise/client/fetch`), the
+ * companion Worker's `GET /health` (`stepwise/client/health`), a `BudgetLedger` that clients
+ * share (`stepwise/client/budget`), the recorded `fetch` for other SDKs (`stepwise/client/fetch`), the
  * whole error tree (`stepwise/client/errors`; this entry exports the errors a call throws before
  * any answer: `GatewayError`, `InvalidOptionsError`, `UnknownRouteError`, `DeadlineExceededError`,
  * `AbortedError`) and the JSON-lines file recorder (`stepwise/client/node`). `memoryRecorder` and
@@ -35,7 +36,8 @@
  * const { served, usage } = await stream.result;
  */
 
-export { BudgetLedger } from "../routes/budget-ledger.ts";
+// A type only: a value export would keep the class in the core; `stepwise/client/budget` has it.
+export type { BudgetLedger } from "../routes/budget-ledger.ts";
 export { complexityScorer, complexityTier } from "../routes/complexity.ts";
 export type { Scorer } from "../routes/policy-call.ts";
 export type { BreakerTransition } from "./breaker.ts";

@@ -48,3 +48,41 @@ export function computeCost(
 function priceOf(prices: PriceTable, key: string): ModelPrice | undefined {
   return Object.hasOwn(prices, key) ? prices[key] : undefined;
 }
+
+/** A route step as cost accounting sees it. */
+interface PricedStep {
+  readonly provider: string;
+  readonly model: string;
+}
+
+/**
+ * The step of `steps` whose model an answer's body names (`gpt-4o-mini`, `openai/gpt-4o-mini` or
+ * a dated snapshot), when exactly one does: for a dynamic route's answer without served-step headers.
+ */
+export function stepNamedBy<Step extends PricedStep>(
+  steps: readonly Step[],
+  responseModel: string,
+): Step | undefined {
+  const matches = steps.filter(
+    ({ provider, model }) =>
+      responseModel === `${provider}/${model}` || withoutSnapshot(responseModel) === model,
+  );
+  return matches.length === 1 ? matches[0] : undefined;
+}
+
+/**
+ * The cost of an answer `step` served: priced by the step's model, else by the model the answer
+ * names; `null` when the table prices neither.
+ */
+export function answerCost(
+  prices: PriceTable,
+  step: PricedStep,
+  responseModel: string,
+  usage: TokenUsage,
+): number | null {
+  return (
+    computeCost(prices, step.provider, step.model, usage) ??
+    computeCost(prices, step.provider, responseModel, usage) ??
+    null
+  );
+}

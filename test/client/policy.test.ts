@@ -7,7 +7,6 @@
  */
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
 import {
-  BudgetLedger,
   complexityScorer,
   createGatewayClient,
   InvalidOptionsError,
@@ -15,6 +14,7 @@ import {
 } from "../../src/client/index.ts";
 import { parseConfig } from "../../src/config/index.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
+import { BudgetLedger } from "../../src/routes/budget-ledger.ts";
 
 const accountId = "0123456789abcdef0123456789abcdef";
 const config = parseConfig({
@@ -242,5 +242,21 @@ describe("createGatewayClient and a hand-written policy", () => {
         },
       }),
     ).toThrow(InvalidOptionsError);
+  });
+
+  it("refuses a chain step with an unknown provider, naming the route, chain and step", () => {
+    expect(() =>
+      createGatewayClient({
+        accountId,
+        gatewayId: "chat",
+        routes: {
+          odd: {
+            steps: [{ provider: "openai", model: "gpt-4o-mini" }],
+            chains: { cheap: [{ provider: "opnai", model: "gpt-4o-mini" }] },
+            policy: [{ when: { plan: "free" }, use: "cheap" }],
+          },
+        },
+      }),
+    ).toThrow(/route "odd" chain "cheap" step 0: unknown provider "opnai" \(known: openai, /);
   });
 });

@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { answerCost, stepNamedBy } from "../../src/providers/cost.ts";
 import { computeCost } from "../../src/providers/index.ts";
 
 const prices = {
@@ -57,5 +58,32 @@ describe("computeCost", () => {
   it("does not read inherited keys as prices", () => {
     expect(computeCost(prices, "constructor", "", { tokensIn: 1, tokensOut: 1 })).toBeUndefined();
     expect(computeCost(prices, "__proto__", "x", { tokensIn: 1, tokensOut: 1 })).toBeUndefined();
+  });
+});
+
+describe("answerCost and stepNamedBy (a call's cost and a dynamic answer's step)", () => {
+  const usage = { tokensIn: 1_000_000, tokensOut: 0 };
+  it("prices by the step's model, else by the model the answer names, else null", () => {
+    const step = { provider: "anthropic", model: "claude-sonnet-4-5" };
+    expect(answerCost(prices, step, "claude-sonnet-4-5-20250929", usage)).toBe(3);
+    expect(answerCost(prices, { provider: "openai", model: "alias" }, "gpt-4o-mini", usage)).toBe(
+      0.15,
+    );
+    expect(
+      answerCost(prices, { provider: "openai", model: "alias" }, "unpriced", usage),
+    ).toBeNull();
+  });
+
+  it("finds the one step a body's model names, plain, prefixed or dated; none when ambiguous", () => {
+    const steps = [
+      { provider: "openai", model: "gpt-4o-mini" },
+      { provider: "anthropic", model: "claude-sonnet-4-5" },
+    ];
+    expect(stepNamedBy(steps, "openai/gpt-4o-mini")).toBe(steps[0]);
+    expect(stepNamedBy(steps, "claude-sonnet-4-5-20250929")).toBe(steps[1]);
+    expect(stepNamedBy(steps, "gpt-4o")).toBeUndefined();
+    expect(
+      stepNamedBy([...steps, { provider: "groq", model: "gpt-4o-mini" }], "gpt-4o-mini"),
+    ).toBeUndefined();
   });
 });

@@ -27,6 +27,7 @@ export const entries: Readonly<Record<string, string>> = {
   "cli/main": "src/cli/main.ts",
   "client/index": "src/client/index.ts",
   "client/breaker": "src/client/breaker.ts",
+  "client/budget": "src/routes/budget-ledger.ts",
   "client/errors": "src/client/errors.ts",
   "client/fetch": "src/client/fetch.ts",
   "client/health": "src/client/health/health-steering.ts",
