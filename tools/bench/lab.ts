@@ -22,8 +22,9 @@ export async function startEmulatorChild(
   cleanup: Cleanup,
   mocks: MockProviders,
   stepTimeoutMs?: number,
+  front?: "node-http" | "hono",
 ): Promise<ChildServer> {
-  const emulator = await startEmulatorProcess(benchConfig(stepTimeoutMs), mocks.urls);
+  const emulator = await startEmulatorProcess(benchConfig(stepTimeoutMs), mocks.urls, front);
   return cleanup.add(emulator, (started) => started.close());
 }
 

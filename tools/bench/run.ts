@@ -12,6 +12,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { type Cleanup, createCleanup } from "./cleanup.ts";
 import { clientOverhead } from "./client-overhead.ts";
+import { emulatorHttpLayer } from "./emulator-http-layer.ts";
 import { failoverCost } from "./failover-cost.ts";
 import { faultMatrix } from "./fault-matrix.ts";
 import { gatewayThroughput } from "./gateway-throughput.ts";
@@ -27,6 +28,7 @@ import { workerOverhead } from "./worker-overhead.ts";
 export const benchmarks: readonly Benchmark[] = [
   clientOverhead,
   gatewayThroughput,
+  emulatorHttpLayer,
   failoverCost,
   faultMatrix,
   workerOverhead,
