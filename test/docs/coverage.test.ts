@@ -174,6 +174,13 @@ const notRunHere: Readonly<Record<string, NotRunHere>> = {
       expect(read("tools/bench/worker-overhead.ts")).toContain('"worker-overhead"');
     },
   },
+  "npm run bench -- --only emulator-http-layer": {
+    reason: "measures the emulator on node:http and behind hono (seconds, on a busy machine)",
+    check() {
+      expect(read("tools/bench/run.ts")).toContain("emulatorHttpLayer,");
+      expect(read("tools/bench/emulator-http-layer.ts")).toContain('"emulator-http-layer"');
+    },
+  },
   "stepwise report --source analytics-engine": {
     reason:
       "names the option; stepwise report points.jsonl --source analytics-engine --by route,step runs in test/docs/report.test.ts",
