@@ -5,10 +5,12 @@
  * breaker or `createGatewayFetch`, bundled with code splitting and minified; the core it loads
  * before its first call and what it loads on first use, gzipped. Then the companion Worker's bundle as
  * `wrangler deploy --dry-run` builds it: raw and gzipped, as we measure them and as wrangler
- * reports its upload.
+ * reports its upload. Last, the built CLI's start-up: `stepwise --help`, best of seven runs, each
+ * beside a bare `node -e 0`.
  */
 import { readdir, readFile, stat } from "node:fs/promises";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import { gzipSync } from "node:zlib";
 import { buildWorkerBundle } from "../../src/demo/local-worker.ts";
 import {
@@ -17,12 +19,17 @@ import {
   measureClientBundle,
 } from "../scripts/client-size.ts";
 import { markdownTable } from "./markdown.ts";
-import { formatBytes, formatCount } from "./stats.ts";
+import { measureStartup } from "./startup-time.ts";
+import { formatBytes, formatCount, quantile } from "./stats.ts";
 import { parseWranglerUpload } from "./tool-output.ts";
 import type { BenchContext, Benchmark, BenchResult } from "./types.ts";
 
 /** The core entry's budget: `createGatewayClient`, `chat`, `stream` and which step served. */
 const coreBudgetBytes = 6_000;
+/** `stepwise --help` start-up: at most this long, and at most this many times a bare `node -e 0`. */
+const startupBudgetMs = 250;
+const startupBudgetRatio = 2;
+const root = fileURLToPath(new URL("../..", import.meta.url));
 
 const consumerNames: Record<keyof typeof clientConsumers, string> = {
   chat: "`createGatewayClient` + `chat` (the core)",
@@ -53,6 +60,11 @@ async function run(context: BenchContext): Promise<BenchResult> {
     workerGzip += gzipSync(contents, { level: 9 }).byteLength;
   }
   const wrangler = parseWranglerUpload(bundle.output);
+  context.progress("measuring `stepwise --help` start-up");
+  const startups = await measureStartup(["bin/stepwise.js", "--help"], root, 7);
+  const startup = Math.min(...startups.wallMs);
+  const bare = Math.min(...startups.bareWallMs);
+  const seconds = (ms: number) => `${(ms / 1000).toFixed(2)} s`;
   const clientTable = markdownTable(
     [
       "an app using",
@@ -124,16 +136,24 @@ async function run(context: BenchContext): Promise<BenchResult> {
     table,
     "",
     `Exact bytes: client core ${formatCount(client.minifiedBytes)} minified, ${formatCount(client.gzippedBytes)} gzipped (${formatCount(client.totalGzippedBytes)} with every chunk); Worker ${formatCount(workerRaw)} raw, ${formatCount(workerGzip)} gzipped.`,
+    "",
+    `CLI start-up (the built \`bin/stepwise.js\` → \`dist/\`): \`stepwise --help\` took **${seconds(startup)}** at best of seven runs (median ${seconds(quantile(startups.wallMs, 0.5))}, CPU ${seconds(quantile(startups.cpuMs, 0.5))} at the median); a bare \`node -e 0\` run between them took ${seconds(bare)} at best (median ${seconds(quantile(startups.bareWallMs, 0.5))}): **${(startup / bare).toFixed(2)}×**. Commands load their heavy modules when they run, not at start-up.`,
   ].join("\n");
   return {
     body,
-    headline: `client core ${formatBytes(client.gzippedBytes)} gzipped (${formatBytes(client.firstAnswerGzippedBytes)} by a first answer, ${formatBytes(client.totalGzippedBytes)} with every chunk); Worker ${formatBytes(workerGzip)} gzipped (${formatBytes(workerRaw)} raw)`,
+    headline: `\`stepwise --help\` ${seconds(startup)} (${(startup / bare).toFixed(2)}× \`node -e 0\`); client core ${formatBytes(client.gzippedBytes)} gzipped (${formatBytes(client.firstAnswerGzippedBytes)} by a first answer, ${formatBytes(client.totalGzippedBytes)} with every chunk); Worker ${formatBytes(workerGzip)} gzipped (${formatBytes(workerRaw)} raw)`,
     targets: [
       {
         name: "client core (createGatewayClient + chat), min+gz",
         goal: "≤ 6 kB",
         measured: formatBytes(client.gzippedBytes),
         met: client.gzippedBytes <= coreBudgetBytes,
+      },
+      {
+        name: "`stepwise --help` start-up (best of 7)",
+        goal: `≤ ${seconds(startupBudgetMs)} and ≤ ${startupBudgetRatio}× \`node -e 0\``,
+        measured: `${seconds(startup)} (${(startup / bare).toFixed(2)}×)`,
+        met: startup <= startupBudgetMs && startup <= startupBudgetRatio * bare,
       },
     ],
   };
