@@ -15,6 +15,12 @@ export interface ByokKey {
   readonly provider: string;
   /** The provider API key; keep it a Pulumi secret. */
   readonly value: pulumi.Input<string>;
+  /**
+   * True when the companion Worker rotates this key (it holds the provider's keys and overwrites
+   * the secret after each rotation): the value is then set once, at creation, and never put back
+   * by a later deploy. Default: false.
+   */
+  readonly rotatedByWorker?: boolean;
 }
 
 export interface ByokArgs {
@@ -76,7 +82,7 @@ export class Byok extends pulumi.ComponentResource {
       return new cloudflare.SecretsStoreSecret(
         `${name}-${key.gatewayId}-${key.provider}`,
         secretArgs,
-        { parent: this },
+        { parent: this, ...(key.rotatedByWorker === true ? { ignoreChanges: ["value"] } : {}) },
       );
     });
 

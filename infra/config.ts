@@ -24,6 +24,11 @@ export interface StackSecrets {
   readonly gatewayToken?: pulumi.Input<string> | undefined;
   /** `stepwise:rotateToken`, bound to the Worker as `ROTATE_TOKEN`. */
   readonly rotateToken?: pulumi.Input<string> | undefined;
+  /**
+   * `stepwise:secretsStoreToken`, bound to the Worker as `SECRETS_STORE_TOKEN` (an API token with
+   * the "Secrets Store Edit" permission only), so rotations reach the BYOK secrets.
+   */
+  readonly secretsStoreToken?: pulumi.Input<string> | undefined;
   /** `stepwise:byokKeys.<provider>`, stored in Secrets Store for BYOK gateways. */
   readonly byokKeys?: Readonly<Record<string, pulumi.Input<string>>> | undefined;
   /**
@@ -53,6 +58,7 @@ export function readStackConfig(): StackConfig {
   const secrets: StackSecrets = {
     gatewayToken: settings.getSecret("gatewayToken"),
     rotateToken: settings.getSecret("rotateToken"),
+    secretsStoreToken: settings.getSecret("secretsStoreToken"),
     cloudflareApiToken: new pulumi.Config("cloudflare").getSecret("apiToken"),
     byokKeys: byokKeys
       ? Object.fromEntries(

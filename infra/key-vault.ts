@@ -4,7 +4,8 @@
  * wrangler's dry-run bundle with its Durable Object classes (`KeyLedger`, the single writer;
  * `AppLimiter`, per-app counters) and their migrations, bound to the Workers KV namespace it
  * writes through to (created here), its secrets, the config and an Analytics Engine dataset —
- * with its cron trigger and its workers.dev route.
+ * with its cron trigger and its workers.dev route. With `secretsStoreToken` and `byokStoreId`,
+ * its rotations also overwrite the BYOK gateways' stored keys.
  */
 import path from "node:path";
 import * as cloudflare from "@pulumi/cloudflare";
@@ -44,11 +45,22 @@ export interface KeyVaultArgs {
   readonly configJson: pulumi.Input<string>;
   /** Analytics Engine dataset bound as `EVENTS`. Default: `stepwise_events`. */
   readonly eventsDataset?: pulumi.Input<string>;
+  /**
+   * API token with the account's "Secrets Store Edit" permission and nothing else, bound as
+   * `SECRETS_STORE_TOKEN`: rotations overwrite the gateways' BYOK secrets with it. Keep it a
+   * Pulumi secret. Default: not bound (BYOK secrets then keep the value Pulumi gave them).
+   */
+  readonly secretsStoreToken?: pulumi.Input<string>;
+  /** The Secrets Store of the BYOK gateways (their `storeId`), bound as `BYOK_STORE_ID`. Default: empty. */
+  readonly byokStoreId?: pulumi.Input<string>;
+  /** Cloudflare's API base, bound as `CLOUDFLARE_API_URL`. Default: `https://api.cloudflare.com/client/v4`. */
+  readonly cloudflareApiUrl?: pulumi.Input<string>;
   /** The account's workers.dev subdomain, to report the Worker's URL. Default: unknown. */
   readonly workersDevSubdomain?: pulumi.Input<string>;
   /**
    * Durable Object bindings, as `durable_objects.bindings` in `wrangler.jsonc`. Default: the
-   * Worker's own, `KEY_LEDGER` → `KeyLedger` and `APP_LIMITER` → `AppLimiter`.
+   * Worker's own, `KEY_LEDGER` → `KeyLedger`, `APP_LIMITER` → `AppLimiter` and
+   * `PROVIDER_MONITOR` → `ProviderMonitor`.
    */
   readonly durableObjects?: readonly { readonly name: string; readonly className: string }[];
   /** Durable Object migrations, as `migrations` in `wrangler.jsonc`. Default: the Worker's own. */
@@ -63,13 +75,15 @@ export interface KeyVaultArgs {
   readonly appliedMigrationTag?: string;
 }
 
-/** The Worker's Durable Objects and their one migration, as in `wrangler.jsonc`. */
+/** The Worker's Durable Objects and their migrations, as in `wrangler.jsonc`. */
 export const defaultDurableObjects = [
   { name: "APP_LIMITER", className: "AppLimiter" },
   { name: "KEY_LEDGER", className: "KeyLedger" },
+  { name: "PROVIDER_MONITOR", className: "ProviderMonitor" },
 ] as const;
 export const defaultMigrations = [
   { tag: "v1", newSqliteClasses: ["KeyLedger", "AppLimiter"] },
+  { tag: "v2", newSqliteClasses: ["ProviderMonitor"] },
 ] as const;
 
 export class KeyVault extends pulumi.ComponentResource {
@@ -112,6 +126,9 @@ export class KeyVault extends pulumi.ComponentResource {
         gatewayUrl: args.gatewayUrl ?? "https://gateway.ai.cloudflare.com",
         configJson: args.configJson,
         eventsDataset: args.eventsDataset ?? "stepwise_events",
+        secretsStoreToken: args.secretsStoreToken,
+        byokStoreId: args.byokStoreId ?? "",
+        cloudflareApiUrl: args.cloudflareApiUrl ?? "https://api.cloudflare.com/client/v4",
         durableObjects: args.durableObjects ?? defaultDurableObjects,
       }),
       ...withMigrations(args),

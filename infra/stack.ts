@@ -97,6 +97,8 @@ export function buildStack(config: StepwiseConfig, options: BuildStackOptions = 
             keys: byokKeys.map((key) => ({
               ...key,
               value: secrets.byokKeys?.[key.provider] as pulumi.Input<string>,
+              // The Worker rotates these: a deploy must not put the first key back.
+              rotatedByWorker: withWorker && config.keys.providers.includes(key.provider),
             })),
             ...(options.secretsStoreId === undefined ? {} : { storeId: options.secretsStoreId }),
           },
@@ -145,6 +147,11 @@ export function buildStack(config: StepwiseConfig, options: BuildStackOptions = 
           gatewayUrl: config.worker.gatewayUrl,
           configJson: worker.configJson,
           eventsDataset: worker.wrangler.eventsDataset ?? "stepwise_events",
+          // Rotations through the Worker overwrite the BYOK secrets of the providers it holds.
+          ...(byok === undefined ? {} : { byokStoreId: byok.storeId }),
+          ...(secrets.secretsStoreToken === undefined
+            ? {}
+            : { secretsStoreToken: secrets.secretsStoreToken }),
           durableObjects: worker.wrangler.durableObjects,
           migrations: worker.wrangler.migrations,
           ...(config.worker.workersDevSubdomain === undefined

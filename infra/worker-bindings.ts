@@ -19,6 +19,8 @@ export const workerBindingNames = {
   keyLedger: "KEY_LEDGER",
   /** Durable Object namespace of `AppLimiter`, one exact request counter per app. */
   appLimiter: "APP_LIMITER",
+  /** Durable Object namespace of `ProviderMonitor`: per provider, its pool's usage and health. */
+  providerMonitor: "PROVIDER_MONITOR",
   /** Admin token of the rotation API (secret). */
   rotateToken: "ROTATE_TOKEN",
   /** Token sent upstream as `cf-aig-authorization` (secret, optional). */
@@ -29,6 +31,12 @@ export const workerBindingNames = {
   config: "STEPWISE_CONFIG",
   /** Analytics Engine dataset, one data point per proxied call. */
   events: "EVENTS",
+  /** API token allowed to edit Secrets Store only: rotations overwrite BYOK secrets (secret). */
+  secretsStoreToken: "SECRETS_STORE_TOKEN",
+  /** The Secrets Store of the BYOK gateways (their `store_id`). */
+  byokStoreId: "BYOK_STORE_ID",
+  /** Cloudflare's API base, for the BYOK secrets. */
+  cloudflareApiUrl: "CLOUDFLARE_API_URL",
 } as const;
 
 /** Workers' limit on one plain-text variable (5 KB). */
@@ -42,6 +50,11 @@ export interface WorkerBindingInputs {
   readonly gatewayUrl: pulumi.Input<string>;
   readonly configJson: pulumi.Input<string>;
   readonly eventsDataset: pulumi.Input<string>;
+  /** Bound only when set. */
+  readonly secretsStoreToken?: pulumi.Input<string> | undefined;
+  /** Empty when no gateway keeps keys in Secrets Store. */
+  readonly byokStoreId: pulumi.Input<string>;
+  readonly cloudflareApiUrl: pulumi.Input<string>;
   /** Durable Object bindings (from `wrangler.jsonc`), by binding name. */
   readonly durableObjects: readonly { readonly name: string; readonly className: string }[];
 }
@@ -59,6 +72,12 @@ export function workerBindings(
     { name: workerBindingNames.gatewayUrl, type: "plain_text", text: inputs.gatewayUrl },
     { name: workerBindingNames.config, type: "plain_text", text: inputs.configJson },
     { name: workerBindingNames.events, type: "analytics_engine", dataset: inputs.eventsDataset },
+    { name: workerBindingNames.byokStoreId, type: "plain_text", text: inputs.byokStoreId },
+    {
+      name: workerBindingNames.cloudflareApiUrl,
+      type: "plain_text",
+      text: inputs.cloudflareApiUrl,
+    },
     ...inputs.durableObjects.map((binding) => ({
       name: binding.name,
       type: "durable_object_namespace",
@@ -70,6 +89,13 @@ export function workerBindings(
       name: workerBindingNames.gatewayToken,
       type: "secret_text",
       text: inputs.gatewayToken,
+    });
+  }
+  if (inputs.secretsStoreToken !== undefined) {
+    bindings.push({
+      name: workerBindingNames.secretsStoreToken,
+      type: "secret_text",
+      text: inputs.secretsStoreToken,
     });
   }
   return bindings.sort((a, b) => String(a.name).localeCompare(String(b.name)));
@@ -102,16 +128,22 @@ export function workerMigrations(
 }
 
 /** Config keys that hold secrets; they reach the Worker as secret bindings or not at all. */
-export const secretConfigKeys = ["gatewayToken", "rotateToken", "byokKeys"] as const;
+export const secretConfigKeys = [
+  "gatewayToken",
+  "rotateToken",
+  "byokKeys",
+  "secretsStoreToken",
+] as const;
 
 /** The config without its secrets: what may be stored as plain text. */
 export function withoutSecrets(
   config: StepwiseConfig,
-): Omit<StepwiseConfig, "gatewayToken" | "rotateToken" | "byokKeys"> {
+): Omit<StepwiseConfig, (typeof secretConfigKeys)[number]> {
   const {
     gatewayToken: _gatewayToken,
     rotateToken: _rotateToken,
     byokKeys: _byokKeys,
+    secretsStoreToken: _secretsStoreToken,
     ...rest
   } = config;
   return rest;

@@ -45,6 +45,15 @@ export function findConfigProblems(input: unknown): Issue[] {
     }
   }
 
+  for (const provider of Object.keys(asObject(asObject(config.keys).caps))) {
+    if (!workerProviders.has(provider)) {
+      issues.push({
+        path: ["keys", "caps", provider],
+        message: `caps are for keys the companion Worker holds, and "${provider}" is not in keys.providers: add it there or remove this entry`,
+      });
+    }
+  }
+
   const seenGateways = new Map<string, number>();
   asArray(config.gateways).forEach((gatewayValue, gatewayIndex) => {
     const gateway = asObject(gatewayValue);

@@ -274,6 +274,21 @@ const priceSchema = z.strictObject({
     .optional(),
 });
 
+const keyCapsSchema = z
+  .strictObject({
+    rpm: z
+      .int({ error: "rpm is a whole number of requests per minute" })
+      .min(1, { error: "rpm must be at least 1; leave it out for no cap" })
+      .optional(),
+    tpm: z
+      .int({ error: "tpm is a whole number of tokens per minute" })
+      .min(1, { error: "tpm must be at least 1; leave it out for no cap" })
+      .optional(),
+  })
+  .refine((caps) => caps.rpm !== undefined || caps.tpm !== undefined, {
+    error: "give rpm, tpm or both (the provider's per-key limits); remove the entry otherwise",
+  });
+
 export const keySettingsSchema = z.strictObject({
   /** Providers whose keys the companion Worker holds. */
   providers: z.array(providerSlugSchema).default([]),
@@ -285,6 +300,12 @@ export const keySettingsSchema = z.strictObject({
     .default(24),
   /** How long readers may keep using the previous key after a rotation (KV propagation). */
   graceSeconds: z.int().min(0).max(3600).default(60),
+  /**
+   * Per provider, the provider's own limits on each key of its pool (requests and tokens per
+   * minute, as the provider's dashboard shows them): the Worker skips a key at its cap instead of
+   * spending an attempt on a certain 429.
+   */
+  caps: z.record(providerSlugSchema, keyCapsSchema).default({}),
 });
 
 export const workerSettingsSchema = z.strictObject({
@@ -308,7 +329,31 @@ export const workerSettingsSchema = z.strictObject({
     })
     .optional(),
   healthProbe: z
-    .strictObject({ enabled: z.boolean().default(false), slowMs: z.int().min(1).default(5_000) })
+    .strictObject({
+      enabled: z.boolean().default(false),
+      /** A probe slower than this (ms to the answer's headers) is `degraded`. */
+      slowMs: z.int().min(1).default(5_000),
+      /** `slowMs` for one provider (`openai`) or one model (`openai/gpt-4o`); the model wins. */
+      slowMsPerModel: z
+        .record(
+          z.string().regex(/^[a-z0-9-]+(?:\/.+)?$/, {
+            error: 'slowMsPerModel keys are "<provider>" or "<provider>/<model>"',
+          }),
+          z.int({ error: "slowMs is a whole number of ms" }).min(1, {
+            error: "slowMs must be at least 1 ms",
+          }),
+        )
+        .default({}),
+      /**
+       * After a provider/model recovers (down or degraded → healthy), clients give it a growing
+       * share of traffic for this long before its full share (`GET /health` `probation`).
+       */
+      probationSeconds: z
+        .int()
+        .min(0)
+        .max(86_400, { error: "probationSeconds must be 0 to 86400 (a day)" })
+        .default(900),
+    })
     .prefault({}),
 });
 
@@ -326,6 +371,11 @@ export const configShapeSchema = z.strictObject({
   gatewayToken: secretStringSchema.optional(),
   /** Admin token of the companion Worker's rotation API (Pulumi secret). */
   rotateToken: secretStringSchema.optional(),
+  /**
+   * API token with the account's "Secrets Store Edit" permission and nothing else (Pulumi
+   * secret): the companion Worker overwrites the gateways' BYOK secrets with it after a rotation.
+   */
+  secretsStoreToken: secretStringSchema.optional(),
   /**
    * Provider keys for BYOK gateways, stored by Pulumi in Secrets Store (Pulumi secrets:
    * `pulumi config set --secret --path 'stepwise:byokKeys.anthropic' sk-...`).
@@ -346,3 +396,4 @@ export type WorkerSettings = z.infer<typeof workerSettingsSchema>;
 export type ModelPrices = StepwiseConfig["models"];
 export type ModelRetirement = NonNullable<ModelPrices[string]["retires"]>;
 export type SpendLimitConfig = z.infer<typeof spendLimitSchema>;
+export type KeyCaps = z.infer<typeof keyCapsSchema>;

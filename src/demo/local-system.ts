@@ -2,12 +2,15 @@
  * @module
  * The whole system on one machine: the emulated gateway (with mock providers that check keys),
  * the companion Worker in workerd with a real local KV seeded with demo keys, and an app token.
- * Applications talk to the Worker; the Worker injects keys and forwards to the emulator.
+ * Applications talk to the Worker; the Worker injects keys and forwards to the emulator. The
+ * Worker gets the emulator's REST URL as its Cloudflare API, so a rotation also overwrites the
+ * BYOK gateways' stored keys that `dynamic/<route>` calls use.
  */
-import { randomBytes } from "node:crypto";
+import { createHash, randomBytes } from "node:crypto";
+import Cloudflare from "cloudflare";
 import type { StepwiseConfig } from "../config/index.ts";
 import { type Emulator, startEmulator } from "../emulator/index.ts";
-import { createAppToken, rotateKey } from "../worker-admin/index.ts";
+import { createAppToken, type RotatedVersion, rotateKey } from "../worker-admin/index.ts";
 import {
   buildWorkerBundle,
   type RunningWorker,
@@ -25,7 +28,12 @@ export interface LocalSystem {
   /** The key each provider currently accepts (demo values, never printed). */
   currentKey(provider: string): string;
   /** A provider issues a new key and the operator rotates it in through the Worker's admin API. */
-  rotate(provider: string, label: string): Promise<{ version: string; fingerprint: string }>;
+  rotate(provider: string, label: string): Promise<RotatedVersion>;
+  /**
+   * The fingerprint of the key each BYOK secret of `provider` holds in the emulated gateways
+   * (`{gateway}_{provider}_default`): what `dynamic/<route>` calls use.
+   */
+  storedKeyFingerprints(provider: string): { secret: string; fingerprint: string }[];
   /** The provider revokes the key the Worker is injecting. */
   revoke(provider: string): void;
   close(): Promise<void>;
@@ -51,6 +59,9 @@ export async function startLocalSystem(options: StartLocalSystemOptions): Promis
   const emulator = await startEmulator({
     config,
     mockKeys: Object.fromEntries([...keys].map(([provider, key]) => [provider, [key]])),
+    // The gateways store the same first keys; every rotation then overwrites them through the
+    // Worker.
+    byokKeys: Object.fromEntries(keys),
     onError: () => undefined,
   });
   let bundle: WorkerBundle | undefined;
@@ -64,13 +75,18 @@ export async function startLocalSystem(options: StartLocalSystemOptions): Promis
       gatewayToken: _gatewayToken,
       rotateToken: _rotateToken,
       byokKeys: _byokKeys,
+      secretsStoreToken: _secretsStoreToken,
       ...publicConfig
     } = config;
+    const byokGateway = config.gateways.find((gateway) => gateway.byok !== undefined);
     worker = await startWorker(bundle.scriptPath, {
       ROTATE_TOKEN: adminToken,
       GATEWAY_TOKEN: emulator.gatewayToken,
       GATEWAY_URL: emulator.url,
       STEPWISE_CONFIG: JSON.stringify(publicConfig),
+      CLOUDFLARE_API_URL: emulator.restUrl,
+      SECRETS_STORE_TOKEN: randomBytes(24).toString("base64url"),
+      BYOK_STORE_ID: byokGateway === undefined ? "" : await storeIdOf(emulator, byokGateway.id),
     });
     const running = worker;
     say(`seeding ${providers.length} provider keys through the Worker's admin API`);
@@ -97,6 +113,21 @@ export async function startLocalSystem(options: StartLocalSystemOptions): Promis
       appToken,
       adminToken,
       currentKey: (provider) => keys.get(provider) ?? "",
+      storedKeyFingerprints(provider) {
+        const { secrets } = emulator.state.gateways;
+        return config.gateways
+          .filter((gateway) => gateway.byok?.providers.includes(provider))
+          .flatMap((gateway) => {
+            const name = `${gateway.id}_${provider}_default`;
+            const stored = secrets
+              .listStores()
+              .map((store) => secrets.findByName(store.id, name))
+              .find((secret) => secret !== undefined);
+            return stored === undefined
+              ? []
+              : [{ secret: name, fingerprint: fingerprintOf(stored.value) }];
+          });
+      },
       async rotate(provider, label) {
         const next = (generation.get(provider) ?? 1) + 1;
         generation.set(provider, next);
@@ -131,4 +162,16 @@ export async function startLocalSystem(options: StartLocalSystemOptions): Promis
     await bundle?.remove();
     throw error;
   }
+}
+
+/** The gateway's Secrets Store, read with the `cloudflare` SDK as on Cloudflare. */
+async function storeIdOf(emulator: Emulator, gatewayId: string): Promise<string> {
+  const client = new Cloudflare({ apiToken: "local", baseURL: emulator.restUrl });
+  const gateway = await client.aiGateway.get(gatewayId, { account_id: emulator.accountId });
+  return (gateway as { store_id?: string | null }).store_id ?? "";
+}
+
+/** The Worker's fingerprint of a key (`sha256:` and 12 hex digits). */
+function fingerprintOf(key: string): string {
+  return `sha256:${createHash("sha256").update(key).digest("hex").slice(0, 12)}`;
 }

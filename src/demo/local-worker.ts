@@ -2,8 +2,8 @@
  * @module
  * Runs the companion Worker locally the way it is deployed: the bundle that
  * `wrangler deploy --dry-run` writes (the file Pulumi uploads), loaded into workerd by Miniflare
- * with the bindings of `wrangler.jsonc` (a local KV namespace, the `KeyLedger` and `AppLimiter`
- * Durable Objects on SQLite storage, an Analytics Engine dataset), listening on 127.0.0.1 at a
+ * with the bindings of `wrangler.jsonc` (a local KV namespace, the `KeyLedger`, `AppLimiter` and
+ * `ProviderMonitor` Durable Objects on SQLite storage, an Analytics Engine dataset), listening on 127.0.0.1 at a
  * port chosen at run time. Used by `stepwise demo`, the benchmarks and the end-to-end tests.
  *
  * Miniflare's Analytics Engine dataset drops every point; with `recordAnalytics` the Worker gets
@@ -54,6 +54,11 @@ export interface WorkerBindings {
   readonly GATEWAY_TOKEN?: string;
   readonly GATEWAY_URL: string;
   readonly STEPWISE_CONFIG: string;
+  /** Cloudflare's API base for the BYOK secrets: the emulator's REST URL locally. */
+  readonly CLOUDFLARE_API_URL?: string;
+  readonly SECRETS_STORE_TOKEN?: string;
+  /** The store the BYOK gateways point at. */
+  readonly BYOK_STORE_ID?: string;
 }
 
 /** One Analytics Engine data point as the Worker wrote it. */
@@ -89,6 +94,7 @@ export interface StartWorkerOptions {
 export const localDurableObjects = {
   KEY_LEDGER: { className: "KeyLedger", useSQLite: true },
   APP_LIMITER: { className: "AppLimiter", useSQLite: true },
+  PROVIDER_MONITOR: { className: "ProviderMonitor", useSQLite: true },
 } as const;
 
 const pointPrefix = "stepwise-analytics-point ";

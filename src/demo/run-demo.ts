@@ -177,9 +177,18 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
             return pc.red(`${action.provider} revoked the key the Worker injects`);
           }
           const rotated = await system.rotate(action.provider, "demo operator rotation");
-          return pc.green(
-            `operator rotated ${action.provider} to version ${rotated.version} (${rotated.fingerprint}) through the Worker`,
-          );
+          const line = `operator rotated ${action.provider} to version ${rotated.version} (${rotated.fingerprint}) through the Worker`;
+          // One rotation, both places: the Worker's KV (proxied calls) and each BYOK gateway's
+          // stored key (its dynamic/<route> calls).
+          const stored = system.storedKeyFingerprints(action.provider);
+          if (stored.length === 0) return pc.green(line);
+          const same = stored.every((entry) => entry.fingerprint === rotated.fingerprint);
+          const secrets = stored.map((entry) => entry.secret).join(", ");
+          return same
+            ? pc.green(
+                `${line}; one rotation changed both: proxied calls and dynamic routes (${secrets}) now use ${rotated.fingerprint}`,
+              )
+            : pc.yellow(`${line}; the gateway's stored key (${secrets}) is still pending`);
         },
         onPhaseStart: (phase) => progress.phase(phase.name, phase.description),
         onCall: (current) => progress.update(current),

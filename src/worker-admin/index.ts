@@ -1,8 +1,9 @@
 /**
  * @module
- * The client of the companion Worker's admin API: rotate a provider key, create an app token.
- * One implementation, used by `stepwise rotate`, the demo, the chaos campaign, the benchmarks
- * and the tests. `fetch` only, so it runs in Node, Workers and browsers. It never logs, returns
+ * The client of the companion Worker's admin API: rotate a provider key (the `default` key or a
+ * named key of the provider's pool), take a key out of a pool, read a provider's keys, create an
+ * app token. One implementation, used by `stepwise rotate`, the demo, the chaos campaign, the
+ * benchmarks and the tests. `fetch` only, so it runs in Node, Workers and browsers. It never logs, returns
  * or records a key: a rotation answers with the new version's metadata (its fingerprint).
  *
  * @example
@@ -38,6 +39,8 @@ export interface WorkerAdminTarget {
 /** What `rotateKey` sends. */
 export interface RotateKeyInput extends WorkerAdminTarget {
   readonly provider: string;
+  /** The key of the provider's pool; `default` when absent. A new name adds a key to the pool. */
+  readonly name?: string;
   readonly key: string;
   /** What rotated the key, stored with it (e.g. `ci:deploy-42`). */
   readonly label: string;
@@ -45,14 +48,31 @@ export interface RotateKeyInput extends WorkerAdminTarget {
   readonly expiresAt?: string;
 }
 
+/** Where a committed change has reached: KV (proxied calls) and the gateways' stored keys. */
+export interface Propagation {
+  readonly kv: "written" | "pending";
+  readonly visibleEverywhereBy: string | null;
+  /** One entry per BYOK secret `{gateway}_{provider}_default` the change overwrites. */
+  readonly byok: readonly {
+    readonly gateway: string;
+    readonly secret: string;
+    readonly state: "written" | "pending";
+  }[];
+}
+
 /** The new version's metadata, as the Worker returns it. */
 export interface RotatedVersion {
   readonly provider: string;
+  /** The key of the pool (`default` unless named). */
+  readonly name: string;
   readonly version: string;
   readonly fingerprint: string;
   readonly label: string;
   readonly rotatedAt: string;
   readonly expiresAt: string | null;
+  /** How many keys of the provider's pool have a current version. */
+  readonly poolSize: number;
+  readonly propagation: Propagation;
 }
 
 /**
@@ -65,12 +85,74 @@ export async function rotateKey(input: RotateKeyInput): Promise<RotatedVersion> 
   const answer = await callAdmin(
     input,
     "PUT",
-    `keys/${encodeURIComponent(input.provider)}`,
+    `keys/${encodeURIComponent(input.provider)}${input.name === undefined ? "" : `/${encodeURIComponent(input.name)}`}`,
     body,
     "rotate_failed",
   );
   if (answer.status === 201 && isRotatedVersion(answer.json)) return answer.json;
   throw refusal(answer, "rotate_failed", "The Worker refused the rotation");
+}
+
+/** Names one key of a provider's pool. */
+export interface PoolKeyInput extends WorkerAdminTarget {
+  readonly provider: string;
+  readonly name: string;
+}
+
+/**
+ * `DELETE {workerUrl}/keys/{provider}/{name}`: takes a key out of the pool (every version of it is
+ * revoked, its value erased). Answers the provider's keys as committed.
+ * @throws {WorkerAdminError} code `remove_key_failed`, with the Worker's reason.
+ */
+export async function removePoolKey(input: PoolKeyInput): Promise<ProviderKeys> {
+  const answer = await callAdmin(
+    input,
+    "DELETE",
+    `keys/${encodeURIComponent(input.provider)}/${encodeURIComponent(input.name)}`,
+    undefined,
+    "remove_key_failed",
+  );
+  if (answer.status === 200 && isProviderKeys(answer.json)) return answer.json;
+  throw refusal(answer, "remove_key_failed", "The Worker did not take the key out of the pool");
+}
+
+/** One provider's keys as the Worker shows them (`GET /keys/{provider}`); see docs/worker.md. */
+export interface ProviderKeys {
+  readonly provider: string;
+  readonly pool: readonly {
+    readonly name: string;
+    readonly current: { readonly version: string; readonly fingerprint: string } | null;
+    readonly health: { readonly state: string; readonly reason: string | null };
+    readonly usage: { readonly calls: number; readonly ok: number } | null;
+  }[];
+  readonly pending: readonly { readonly target: string; readonly entry: string }[];
+}
+
+/**
+ * `GET {workerUrl}/keys/{provider}`: the provider's pool, each key's history, health and usage.
+ * @throws {WorkerAdminError} code `keys_unreadable`, with the Worker's reason.
+ */
+export async function readProviderKeys(
+  input: WorkerAdminTarget & { readonly provider: string },
+): Promise<ProviderKeys> {
+  const answer = await callAdmin(
+    input,
+    "GET",
+    `keys/${encodeURIComponent(input.provider)}`,
+    undefined,
+    "keys_unreadable",
+  );
+  if (answer.status === 200 && isProviderKeys(answer.json)) return answer.json;
+  throw refusal(answer, "keys_unreadable", "The Worker did not answer the provider's keys");
+}
+
+function isProviderKeys(value: unknown): value is ProviderKeys {
+  return (
+    typeof value === "object" &&
+    value !== null &&
+    Array.isArray((value as ProviderKeys).pool) &&
+    typeof (value as ProviderKeys).provider === "string"
+  );
 }
 
 /** What `createAppToken` sends. */
@@ -129,8 +211,11 @@ async function callAdmin(
   try {
     response = await fetchFunction(url, {
       method,
-      headers: { authorization: `Bearer ${target.token}`, "content-type": "application/json" },
-      body: JSON.stringify(body),
+      headers: {
+        authorization: `Bearer ${target.token}`,
+        ...(body === undefined ? {} : { "content-type": "application/json" }),
+      },
+      ...(body === undefined ? {} : { body: JSON.stringify(body) }),
     });
   } catch (error) {
     throw new WorkerAdminError({

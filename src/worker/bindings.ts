@@ -7,6 +7,7 @@
 
 import type { KeyLedgerApi } from "./ledger/ledger-api.ts";
 import type { AppLimiterApi } from "./limits/app-limiter.ts";
+import type { ProviderMonitorApi } from "./pool/monitor-api.ts";
 
 /** Options of a KV write that this Worker uses. */
 export interface KvPutOptions {
@@ -90,6 +91,11 @@ export interface WorkerEnv {
   KEY_LEDGER: DurableObjectNamespaceLike<KeyLedgerApi>;
   /** Exact per-app request counters, one Durable Object `AppLimiter` per app. */
   APP_LIMITER: DurableObjectNamespaceLike<AppLimiterApi>;
+  /**
+   * One Durable Object `ProviderMonitor` per provider: the shared view of its pool of keys
+   * (usage, cool-downs, caps) and its models' probe history.
+   */
+  PROVIDER_MONITOR: DurableObjectNamespaceLike<ProviderMonitorApi>;
   /** Admin bearer token of the key API (Worker secret). */
   ROTATE_TOKEN?: string;
   /** Sent upstream as `cf-aig-authorization: Bearer …` when set (Worker secret). */
@@ -100,4 +106,13 @@ export interface WorkerEnv {
   STEPWISE_CONFIG?: unknown;
   /** Workers Analytics Engine dataset for one event per proxied call (optional). */
   EVENTS?: AnalyticsDatasetLike;
+  /**
+   * API token allowed to edit Secrets Store (nothing else), with which the ledger overwrites the
+   * gateways' BYOK secrets after a rotation (Worker secret; optional: without it they stay pending).
+   */
+  SECRETS_STORE_TOKEN?: string;
+  /** The Secrets Store every BYOK gateway points at (its `store_id`). */
+  BYOK_STORE_ID?: string;
+  /** Cloudflare's API base; empty = `https://api.cloudflare.com/client/v4` (the emulator's locally). */
+  CLOUDFLARE_API_URL?: string;
 }

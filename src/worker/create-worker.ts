@@ -17,6 +17,7 @@ import type { FetchFunction, HandlerContext, WorkerLogger } from "./handler-cont
 import { buildApp } from "./http/app.ts";
 import type { KeyLedgerApi } from "./ledger/ledger-api.ts";
 import { ledgerName } from "./ledger/ledger-api.ts";
+import { KeyPoolTracker } from "./pool/key-tracker.ts";
 import { runScheduled, type ScheduledResult } from "./scheduled.ts";
 import { readWorkerSettings } from "./settings.ts";
 
@@ -61,22 +62,25 @@ export function createWorker(options: WorkerOptions = {}): StepwiseWorker {
     }
     return cache;
   };
-  // Durable Object ids are plain data: each app's is worked out (hashed) once per isolate.
-  const limiterIds = new WeakMap<object, Map<string, unknown>>();
-  const limiterId = (env: WorkerEnv, appId: string) => {
-    let ids = limiterIds.get(env.APP_LIMITER);
+  // Durable Object ids are plain data: each app's (and provider's) is worked out (hashed) once
+  // per isolate.
+  const objectIds = new WeakMap<object, Map<string, unknown>>();
+  const objectId = (namespace: WorkerEnv["APP_LIMITER" | "PROVIDER_MONITOR"], name: string) => {
+    let ids = objectIds.get(namespace);
     if (ids === undefined) {
       ids = new Map();
-      limiterIds.set(env.APP_LIMITER, ids);
+      objectIds.set(namespace, ids);
     }
-    let id = ids.get(appId);
+    let id = ids.get(name);
     if (id === undefined) {
-      id = env.APP_LIMITER.idFromName(appId);
+      id = namespace.idFromName(name);
       if (ids.size >= 10_000) ids.clear();
-      ids.set(appId, id);
+      ids.set(name, id);
     }
     return id;
   };
+  // What this isolate learnt about the pools of keys, kept for its life.
+  const pools = new KeyPoolTracker();
   const contextFor = (env: WorkerEnv, execution: ExecutionContextLike): HandlerContext => {
     const settings = readWorkerSettings(env);
     const now = () => (options.now ?? Date.now)();
@@ -90,7 +94,9 @@ export function createWorker(options: WorkerOptions = {}): StepwiseWorker {
         ledger ??= env.KEY_LEDGER.get(env.KEY_LEDGER.idFromName(ledgerName));
         return ledger;
       },
-      limiter: (appId) => env.APP_LIMITER.get(limiterId(env, appId)),
+      limiter: (appId) => env.APP_LIMITER.get(objectId(env.APP_LIMITER, appId)),
+      pools,
+      monitor: (provider) => env.PROVIDER_MONITOR.get(objectId(env.PROVIDER_MONITOR, provider)),
       settings,
       events: env.EVENTS,
       execution,

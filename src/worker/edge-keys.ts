@@ -1,7 +1,8 @@
 /**
  * @module
- * The proxy's read path: the record of each provider's current key (`current:{provider}`) and of
- * each app token (`app:{id}`), written through to KV by the ledger. Reads never lead to a write.
+ * The proxy's read path: the record of each provider's pool of current keys (`current:{provider}`)
+ * and of each app token (`app:{id}`), written through to KV by the ledger. Reads never lead to a
+ * write.
  *
  * An isolate keeps what it read for {@link defaultEdgeCacheMs} (1 s) and reads each KV key at most
  * once per call, concurrent calls sharing one read; busy isolates so make about one KV read per
@@ -10,13 +11,22 @@
  * call forgets the records it changed, so it reads them again at once.
  */
 import type { KvNamespaceLike } from "./bindings.ts";
-import { type EdgeKeyRecord, isExpired, keyLayout, type StoredAppToken } from "./key-layout.ts";
+import {
+  defaultKeyName,
+  type EdgeKeyRecord,
+  type EdgePoolRecord,
+  isExpired,
+  keyLayout,
+  type StoredAppToken,
+} from "./key-layout.ts";
 
 /** How long an isolate reuses an edge record it read. */
 export const defaultEdgeCacheMs = 1000;
 
-/** A key the proxy may use now, with the version it came from. */
+/** A key the proxy may use now, with the pool key and version it came from. */
 export interface UsableKey {
+  /** The pool key's name (`default` unless named). */
+  readonly name: string;
   readonly key: string;
   readonly version: string;
 }
@@ -70,19 +80,34 @@ export class EdgeReader {
     this.#cache = cache;
   }
 
-  /** The key to inject for a provider; undefined when there is none or it has expired. */
+  /** Every key of a provider's pool the proxy may inject now (not expired), sorted by name. */
+  async usableKeys(provider: string): Promise<UsableKey[]> {
+    const record = await this.#json<EdgePoolRecord | EdgeKeyRecord>(keyLayout.current(provider));
+    if (record === undefined) return [];
+    // A record written before pools holds one key: the pool's `default`.
+    const keys = "keys" in record ? record.keys : [{ ...record, name: defaultKeyName }];
+    const now = this.#now();
+    return keys
+      .filter(
+        (entry) => typeof entry.key === "string" && entry.key !== "" && !isExpired(entry, now),
+      )
+      .map((entry) => ({ name: entry.name, key: entry.key, version: entry.version }));
+  }
+
+  /** The key a single-key call injects: the pool's `default` key, else its first. */
   async usableKey(provider: string): Promise<UsableKey | undefined> {
-    const record = await this.#json<EdgeKeyRecord>(keyLayout.current(provider));
-    if (record === undefined || typeof record.key !== "string" || record.key === "") {
-      return undefined;
-    }
-    if (isExpired(record, this.#now())) return undefined;
-    return { key: record.key, version: record.version };
+    const keys = await this.usableKeys(provider);
+    return keys.find((entry) => entry.name === defaultKeyName) ?? keys[0];
   }
 
   /** An app's stored token record. */
   app(id: string): Promise<StoredAppToken | undefined> {
     return this.#json<StoredAppToken>(keyLayout.app(id));
+  }
+
+  /** The text of any edge record (e.g. the published health), through the isolate's cache. */
+  text(key: string): Promise<string | null> {
+    return this.#cache.read(this.#kv, key, this.#now());
   }
 
   /** Forgets kept records after this isolate changed them through the ledger. */

@@ -9,6 +9,8 @@ import type { EdgeReader } from "./edge-keys.ts";
 import type { KeyReportSettings } from "./key-report.ts";
 import type { KeyLedgerApi } from "./ledger/ledger-api.ts";
 import type { AppLimiterApi } from "./limits/app-limiter.ts";
+import type { KeyPoolTracker } from "./pool/key-tracker.ts";
+import type { ProviderMonitorApi } from "./pool/monitor-api.ts";
 import type { WorkerSettings } from "./settings.ts";
 
 /** A `fetch` function; `globalThis.fetch` by default, looked up at call time. */
@@ -34,6 +36,10 @@ export interface HandlerContext {
   readonly ledger: KeyLedgerApi;
   /** The exact request counter of one app. */
   limiter(appId: string): AppLimiterApi;
+  /** What this isolate knows about each provider's pool of keys (kept for the isolate's life). */
+  readonly pools: KeyPoolTracker;
+  /** The shared view of one provider's pool and health. */
+  monitor(provider: string): ProviderMonitorApi;
   readonly settings: WorkerSettings;
   readonly events: AnalyticsDatasetLike | undefined;
   readonly execution: ExecutionContextLike;

@@ -7,8 +7,9 @@
  * Analytics Engine point per call; a cron job that sweeps history, flags old keys and probes
  * provider health.
  *
- * Bindings (see `wrangler.jsonc`): KV `KEYS`; Durable Objects `KEY_LEDGER`, `APP_LIMITER`;
- * secrets `ROTATE_TOKEN`, `GATEWAY_TOKEN` (optional); vars `GATEWAY_URL`, `STEPWISE_CONFIG`;
+ * Bindings (see `wrangler.jsonc`): KV `KEYS`; Durable Objects `KEY_LEDGER`, `APP_LIMITER`,
+ * `PROVIDER_MONITOR`; secrets `ROTATE_TOKEN`, `GATEWAY_TOKEN` (optional), `SECRETS_STORE_TOKEN`
+ * (optional); vars `GATEWAY_URL`, `STEPWISE_CONFIG`, `BYOK_STORE_ID`, `CLOUDFLARE_API_URL`;
  * Analytics Engine dataset `EVENTS` (optional).
  *
  * The default export is the Worker wrangler deploys; `createWorker` builds one with an injected
@@ -23,18 +24,23 @@ export {
   type StepwiseWorker,
   type WorkerOptions,
 } from "./create-worker.ts";
-export { AppLimiter, KeyLedger } from "./durable-objects.ts";
+export { AppLimiter, KeyLedger, ProviderMonitor } from "./durable-objects.ts";
 export { EdgeReader, type UsableKey } from "./edge-keys.ts";
 export { WorkerError } from "./errors.ts";
 export type { FetchFunction, WorkerLogger } from "./handler-context.ts";
-export type { ProviderHealth } from "./health.ts";
+export type { HealthDocument, ModelHealthEntry } from "./health/health-report.ts";
+export { ModelHealthBook } from "./health/model-health-book.ts";
 export {
+  defaultKeyName,
   type EdgeKeyRecord,
+  type EdgePoolKey,
+  type EdgePoolRecord,
   keyLayout,
   type StoredAppToken,
   type StoredKeyMetadata,
 } from "./key-layout.ts";
-export type { KeyFlag, KeyVersionView, ProviderKeysView } from "./key-report.ts";
+export type { KeyFlag, KeyVersionView, PoolKeyView, ProviderKeysView } from "./key-report.ts";
+export { type ByokTargetOptions, byokSecretTarget } from "./ledger/byok-target.ts";
 export { KeyLedgerCore, type KeyLedgerOptions } from "./ledger/key-ledger.ts";
 export { kvEdgeTarget } from "./ledger/kv-edge-target.ts";
 export type * from "./ledger/ledger-api.ts";
@@ -46,6 +52,9 @@ export {
   type RateLimit,
   type RateLimitDecision,
 } from "./limits/app-limiter.ts";
+export { KeyPoolTracker } from "./pool/key-tracker.ts";
+export type { ProviderMonitorApi } from "./pool/monitor-api.ts";
+export { KeyPoolMonitorCore } from "./pool/provider-monitor.ts";
 export type { ScheduledResult } from "./scheduled.ts";
 
 export default createWorker();

@@ -6,9 +6,9 @@
  *
  * | KV key              | value                                   | written by             |
  * |---------------------|-----------------------------------------|------------------------|
- * | `current:{provider}`| {@link EdgeKeyRecord} JSON: the key the proxy injects | the ledger (write-through) |
+ * | `current:{provider}`| {@link EdgePoolRecord} JSON: the provider's pool, the keys the proxy may inject | the ledger (write-through) |
  * | `app:{id}`          | {@link StoredAppToken} JSON: an app's token digest and limit | the ledger (write-through) |
- * | `health:{provider}` | latest probe result JSON                | the cron               |
+ * | `report:health`     | the published health of every probed provider/model | the cron      |
  * | `report:keys`       | last cron key-age report JSON           | the cron               |
  *
  * Versions are `{epoch ms, 13 digits}-{random}`: unique without coordination and sorted by time.
@@ -17,6 +17,8 @@
 /** Metadata of one key version. Never the key. */
 export interface StoredKeyMetadata {
   readonly provider: string;
+  /** The key of the provider's pool this is a version of (`default` unless named). */
+  readonly name: string;
   readonly version: string;
   /** Epoch ms when this version was written. */
   readonly rotatedAt: number;
@@ -32,8 +34,10 @@ export interface StoredKeyMetadata {
   readonly revokedAt: number | null;
 }
 
-/** What `current:{provider}` holds at the edge: the one key the proxy may inject. */
-export interface EdgeKeyRecord {
+/** One key of a provider's pool at the edge: the version the proxy may inject now. */
+export interface EdgePoolKey {
+  /** The pool key's name (`default` unless named). */
+  readonly name: string;
   readonly version: string;
   readonly key: string;
   /** Epoch ms after which the proxy stops sending it; null when it does not expire. */
@@ -41,6 +45,15 @@ export interface EdgeKeyRecord {
   /** Epoch ms when the ledger made this version current. */
   readonly switchedAt: number;
 }
+
+/** What `current:{provider}` holds at the edge: every key of the pool that has a current version. */
+export interface EdgePoolRecord {
+  /** Sorted by name. */
+  readonly keys: readonly EdgePoolKey[];
+}
+
+/** The single-key record written before pools (read as a pool of one `default` key). */
+export type EdgeKeyRecord = Omit<EdgePoolKey, "name">;
 
 /** An app token as stored: the token itself never is, only its SHA-256. */
 export interface StoredAppToken {
@@ -56,10 +69,18 @@ export interface StoredAppToken {
 export const keyLayout = {
   current: (provider: string) => `current:${provider}`,
   app: (id: string) => `app:${id}`,
-  health: (provider: string) => `health:${provider}`,
-  healthPrefix: "health:",
+  healthReport: "report:health",
   keyReport: "report:keys",
 } as const;
+
+/** The pool key a provider's key is when none is named: the one BYOK secrets follow. */
+export const defaultKeyName = "default";
+
+/**
+ * Pool key names: a lowercase letter, then letters, digits and hyphens (32 at most); never a
+ * version id (those start with digits) and never `rollback` (a path of its own).
+ */
+export const keyNamePattern = /^(?!rollback$)[a-z][a-z0-9-]{0,31}$/;
 
 /** Version ids: 13-digit epoch ms, a dash, then lowercase letters and digits. */
 export const versionPattern = /^\d{13}-[a-z0-9]{1,32}$/;

@@ -5,8 +5,13 @@
  * `GET /keys` returns and what the cron checks. Built from what the ledger committed, never from
  * KV; it never holds a key's value.
  */
-import { isExpired, type StoredKeyMetadata } from "./key-layout.ts";
-import type { LedgerPointer, ProviderState } from "./ledger/ledger-api.ts";
+import { defaultKeyName, isExpired, type StoredKeyMetadata } from "./key-layout.ts";
+import type {
+  LedgerPointer,
+  PendingWrite,
+  PoolKeyState,
+  ProviderState,
+} from "./ledger/ledger-api.ts";
 
 const dayMs = 86_400_000;
 
@@ -31,12 +36,11 @@ export interface KeyVersionView {
   readonly flags: readonly KeyFlag[];
 }
 
-/** Everything stored for one provider. */
-export interface ProviderKeysView {
-  readonly provider: string;
-  /** True when the config lists the provider under `keys.providers`. */
-  readonly managed: boolean;
-  /** Ledger revision of the last change to this provider (0 when none). */
+/** Everything stored for one key of a provider's pool. */
+export interface PoolKeyView {
+  /** The pool key's name (`default` unless named). */
+  readonly name: string;
+  /** Ledger revision of the last change to this key (0 when none). */
   readonly revision: number;
   readonly current: KeyVersionView | null;
   readonly previous: KeyVersionView | null;
@@ -50,6 +54,30 @@ export interface ProviderKeysView {
   readonly versions: readonly KeyVersionView[];
   /** Flags of the current version, or `no-key`. */
   readonly flags: readonly KeyFlag[];
+}
+
+/** A write-through entry still owed, as the admin API shows it. */
+export interface PendingWriteView {
+  readonly target: string;
+  readonly entry: string;
+  readonly state: "pending";
+  readonly attempts: number;
+  readonly retryAt: string;
+  readonly lastError: string | null;
+}
+
+/**
+ * Everything stored for one provider: its `default` key's fields at the top (the one key of a
+ * provider without a pool), every key of the pool in `pool`, and writes still owed.
+ */
+export interface ProviderKeysView extends Omit<PoolKeyView, "name"> {
+  readonly provider: string;
+  /** True when the config lists the provider under `keys.providers`. */
+  readonly managed: boolean;
+  /** Every key of the pool, `default` first. */
+  readonly pool: readonly PoolKeyView[];
+  /** Write-through entries (KV, BYOK secrets) not yet written; empty when all are. */
+  readonly pending: readonly PendingWriteView[];
 }
 
 /** The settings a report needs. */
@@ -66,15 +94,33 @@ export function describeProvider(
   state: ProviderState,
   settings: KeyReportSettings,
 ): ProviderKeysView {
-  const { pointer } = state;
-  const versions = state.versions
+  const pool = state.keys.map((key) => describeKey(key, settings));
+  const main =
+    pool.find((key) => key.name === defaultKeyName) ??
+    pool[0] ??
+    describeKey({ name: defaultKeyName, pointer: null, versions: [] }, settings);
+  const { name: _name, ...mainFields } = main;
+  return {
+    provider: state.provider,
+    managed: settings.managedProviders.includes(state.provider),
+    ...mainFields,
+    // The provider has a usable key when any key of its pool has one.
+    flags: pool.some((key) => key.current !== null) ? main.flags : ["no-key"],
+    pool,
+    pending: state.pending.map(viewPending),
+  };
+}
+
+/** One key of a pool as the admin API shows it. */
+export function describeKey(key: PoolKeyState, settings: KeyReportSettings): PoolKeyView {
+  const { pointer } = key;
+  const versions = key.versions
     .map((metadata) => viewVersion(metadata, stateOf(metadata, pointer), settings))
     .sort((a, b) => (a.version < b.version ? 1 : a.version > b.version ? -1 : 0));
   const current = versions.find((view) => view.state === "current") ?? null;
   const previous = versions.find((view) => view.state === "previous") ?? null;
   return {
-    provider: state.provider,
-    managed: settings.managedProviders.includes(state.provider),
+    name: key.name,
     revision: pointer?.revision ?? 0,
     current,
     previous,
@@ -94,8 +140,19 @@ export function describeAllProviders(
   const byName = new Map(states.map((state) => [state.provider, state]));
   const providers = [...new Set([...settings.managedProviders, ...byName.keys()])].sort();
   return providers.map((provider) =>
-    describeProvider(byName.get(provider) ?? { provider, pointer: null, versions: [] }, settings),
+    describeProvider(byName.get(provider) ?? { provider, keys: [], pending: [] }, settings),
   );
+}
+
+function viewPending(write: PendingWrite): PendingWriteView {
+  return {
+    target: write.target,
+    entry: write.entry,
+    state: "pending",
+    attempts: write.attempts,
+    retryAt: iso(write.retryAt),
+    lastError: write.lastError ?? null,
+  };
 }
 
 function stateOf(metadata: StoredKeyMetadata, pointer: LedgerPointer | null): KeyState {

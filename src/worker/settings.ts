@@ -72,6 +72,7 @@ function readConfig(raw: unknown): StepwiseConfig {
       gatewayToken: _gatewayToken,
       rotateToken: _rotateToken,
       byokKeys: _byokKeys,
+      secretsStoreToken: _secretsStoreToken,
       ...rest
     } = value as Record<string, unknown>;
     value = rest;

@@ -254,7 +254,19 @@ describe("admin API: bad input", () => {
       { method: "PATCH", body: { key: "sk-valid-key-0001" } },
     ],
     ["unknown path", 404, "not_found", { path: "/keys/openai/rollback/extra", method: "POST" }],
-    ["bad version id", 404, "not_found", { path: "/keys/openai/not-a-version", method: "DELETE" }],
+    ["unknown pool key", 404, "unknown_key", { path: "/keys/openai/not-a-key", method: "DELETE" }],
+    [
+      "bad pool key name",
+      400,
+      "invalid_key_name",
+      { path: "/keys/openai/Not_A_Name", method: "PUT" },
+    ],
+    [
+      "bad version id of a pool key",
+      404,
+      "not_found",
+      { path: "/keys/openai/secondary/not-a-version", method: "DELETE" },
+    ],
     ["bad percent-encoding", 400, "invalid_path", { path: "/keys/%E0%A4%A", method: "GET" }],
     [
       "rollback with a bad version",

@@ -77,8 +77,7 @@ describe("the Durable Objects in workerd", () => {
     });
     const stored = JSON.parse((await workerEnv.KEYS.get("current:openai", "text")) ?? "{}");
     expect(stored).toMatchObject({
-      version: rotated.json().version,
-      key: "sk-openai-real-do-0001",
+      keys: [{ name: "default", version: rotated.json().version, key: "sk-openai-real-do-0001" }],
     });
     const app = (await call("POST", "/app-tokens", adminToken, { name: "real" })).json();
     const proxied = await call(
@@ -91,6 +90,59 @@ describe("the Durable Objects in workerd", () => {
     expect(sent.at(-1)?.authorization).toBe("Bearer sk-openai-real-do-0001");
     const view = (await call("GET", "/keys/openai", adminToken)).json();
     expect(view.current.version).toBe(rotated.json().version);
+    // The call reached the provider's ProviderMonitor (a report is urgent after the first call).
+    expect(view.pool[0]).toMatchObject({
+      name: "default",
+      health: { state: "available", lastStatus: 200 },
+      usage: { calls: 1, ok: 1 },
+    });
+  });
+
+  it("a ledger written before pools is moved to the default key of each pool", async () => {
+    const { call, workerEnv } = setUp();
+    const ledger = workerEnv.KEY_LEDGER.get(workerEnv.KEY_LEDGER.idFromName("key-ledger"));
+    const metadata = {
+      provider: "openai",
+      version: "1772366400000-legacy1",
+      rotatedAt: 1772366400000,
+      expiresAt: null,
+      fingerprint: "sha256:000000000000",
+      label: "before pools",
+      retiredAt: null,
+      revokedAt: null,
+    };
+    await runInDurableObject(
+      ledger as never,
+      async (_instance, state: { storage: OwedStorage }) => {
+        await state.storage.put("pointer:openai", {
+          current: metadata.version,
+          previous: null,
+          switchedAt: metadata.rotatedAt,
+          revision: 1,
+        });
+        await state.storage.put(`version:openai:${metadata.version}`, {
+          metadata,
+          key: "sk-openai-legacy-0001",
+        });
+        await state.storage.put("revision", 1);
+      },
+    );
+    const view = (await call("GET", "/keys/openai", adminToken)).json();
+    expect(view.pool).toEqual([
+      expect.objectContaining({
+        name: "default",
+        current: expect.objectContaining({ version: metadata.version }),
+      }),
+    ]);
+    const rotated = await call("PUT", "/keys/openai/secondary", adminToken, {
+      key: "sk-openai-second-0001",
+    });
+    expect(rotated.status).toBe(201);
+    const edge = JSON.parse((await workerEnv.KEYS.get("current:openai", "text")) ?? "{}");
+    expect(edge.keys.map((key: { name: string; key: string }) => [key.name, key.key])).toEqual([
+      ["default", "sk-openai-legacy-0001"],
+      ["secondary", "sk-openai-second-0001"],
+    ]);
   });
 
   it("an edge write still owed is made by the object's alarm, from the ledger's truth", async () => {
@@ -115,7 +167,9 @@ describe("the Durable Objects in workerd", () => {
     expect(await workerEnv.KEYS.get("current:openai", "text")).toBeNull();
     expect(await runDurableObjectAlarm(ledger as never)).toBe(true);
     const edge = JSON.parse((await workerEnv.KEYS.get("current:openai", "text")) ?? "{}");
-    expect(edge).toMatchObject({ version: rotated.json().version, key: "sk-openai-owed-000001" });
+    expect(edge).toMatchObject({
+      keys: [{ version: rotated.json().version, key: "sk-openai-owed-000001" }],
+    });
   });
 
   it("AppLimiter: 60 parallel requests against a limit of 10 allow exactly 10", async () => {

@@ -14,12 +14,17 @@
  */
 /// <reference types="@cloudflare/vitest-pool-workers/types" />
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
+import type { GatewayConfig } from "../../src/config/index.ts";
 import {
   type AnalyticsDataPoint,
+  byokSecretTarget,
   createWorker,
   FixedWindowCounter,
   KeyLedgerCore,
+  KeyPoolMonitorCore,
   kvEdgeTarget,
+  ModelHealthBook,
+  type ProviderMonitorApi,
   type WorkerEnv,
 } from "../../src/worker/index.ts";
 import { MemoryStorage, namespaceOf, TestAlarm } from "./durable-object-doubles.ts";
@@ -134,6 +139,20 @@ export const defaultGateway: GatewayBehaviour = (call, validKeys) => {
   });
 };
 
+/** A Secrets Store as Cloudflare's API serves it, for the ledger's BYOK target. */
+export interface FakeSecretsStore {
+  readonly storeId: string;
+  /** Secret name → value. */
+  readonly values: Map<string, string>;
+  /** Every request the API received (method and path; never a body). */
+  readonly requests: string[];
+  /** Answer this status to every request while set. */
+  failWith: number | undefined;
+}
+
+export const cloudflareApiUrl = "https://api.cloudflare.test/client/v4";
+export const secretsStoreToken = "test-secrets-store-token-123";
+
 /** Options for {@link createHarness}. */
 export interface HarnessOptions {
   readonly config?: Record<string, unknown>;
@@ -143,6 +162,8 @@ export interface HarnessOptions {
   readonly generateId?: () => string;
   /** How long a KV write takes to reach other locations (default 60 s). */
   readonly propagationMs?: number;
+  /** BYOK secrets the ledger writes through to (name → initial value); none by default. */
+  readonly byokSecrets?: Record<string, string>;
 }
 
 /** The location of the Worker that `call` reaches; `at(location)` reaches others. */
@@ -160,11 +181,20 @@ export function createHarness(options: HarnessOptions = {}) {
   const record = (level: string) => (message: string) => {
     logs.push(`${level}: ${message}`);
   };
+  const store: FakeSecretsStore = {
+    storeId: "0123456789abcdef0123456789abcdef",
+    values: new Map(Object.entries(options.byokSecrets ?? {})),
+    requests: [],
+    failWith: undefined,
+  };
   const worker = createWorker({
     now: () => clock,
     logger: { info: record("info"), warn: record("warn"), error: record("error") },
     fetch: async (input, init) => {
       const request = new Request(input, init);
+      if (request.url.startsWith(cloudflareApiUrl)) {
+        throw new Error("the proxy never calls Cloudflare's API; only the ledger does");
+      }
       const call: GatewayCall = {
         url: request.url,
         method: request.method,
@@ -181,9 +211,26 @@ export function createHarness(options: HarnessOptions = {}) {
   });
   const ledgerStorage = new MemoryStorage();
   const ledgerAlarm = new TestAlarm();
+  const config = (options.config ?? testConfig()) as unknown as {
+    accountId: string;
+    gateways: GatewayConfig[];
+  };
+  const byokTargets =
+    options.byokSecrets === undefined
+      ? []
+      : [
+          byokSecretTarget({
+            accountId: config.accountId,
+            gateways: config.gateways,
+            apiUrl: cloudflareApiUrl,
+            apiToken: secretsStoreToken,
+            storeId: store.storeId,
+            fetch: (input, init) => secretsStoreApi(store, new Request(input, init)),
+          }),
+        ];
   const ledger = new KeyLedgerCore({
     storage: ledgerStorage,
-    targets: [kvEdgeTarget(kv.at(homeLocation))],
+    targets: [kvEdgeTarget(kv.at(homeLocation)), ...byokTargets],
     wakeAt: ledgerAlarm.set,
     now: () => clock,
     ...(options.generateId === undefined ? {} : { generateId: options.generateId }),
@@ -192,10 +239,25 @@ export function createHarness(options: HarnessOptions = {}) {
   });
   const ledgerNamespace = namespaceOf(() => ledger);
   const limiterNamespace = namespaceOf(() => new FixedWindowCounter({ now: () => clock }));
+  const monitorNamespace = namespaceOf((): ProviderMonitorApi => {
+    let saved: unknown;
+    const keys = new KeyPoolMonitorCore({
+      store: { load: async () => saved as never, save: (view) => void (saved = view) },
+      now: () => clock,
+    });
+    const models = new ModelHealthBook(new MemoryStorage());
+    return {
+      report: (reports) => keys.report(reports),
+      keys: () => keys.snapshot(),
+      recordProbe: (probe, settings) => models.record(probe, settings),
+      models: () => models.all(),
+    };
+  });
   const envAt = (location: string): WorkerEnv => ({
     KEYS: kv.at(location),
     KEY_LEDGER: ledgerNamespace,
     APP_LIMITER: limiterNamespace,
+    PROVIDER_MONITOR: monitorNamespace,
     ROTATE_TOKEN: adminToken,
     GATEWAY_TOKEN: gatewayToken,
     GATEWAY_URL: gatewayUrl,
@@ -301,8 +363,46 @@ export function createHarness(options: HarnessOptions = {}) {
     ledger,
     ledgerStorage,
     ledgerAlarm,
+    monitors: monitorNamespace.objects,
+    /** The Secrets Store the ledger's BYOK target writes (with `byokSecrets`). */
+    secretsStore: store,
     now: () => clock,
   };
+}
+
+/** Cloudflare's Secrets Store API, as much as the BYOK target uses: list by name, edit a value. */
+async function secretsStoreApi(store: FakeSecretsStore, request: Request): Promise<Response> {
+  const url = new URL(request.url);
+  const path = url.pathname.slice(new URL(cloudflareApiUrl).pathname.length);
+  store.requests.push(`${request.method} ${path}`);
+  const json = (status: number, body: unknown) =>
+    new Response(JSON.stringify(body), { status, headers: { "content-type": "application/json" } });
+  if (store.failWith !== undefined) {
+    return json(store.failWith, { success: false, errors: [{ code: 10000, message: "refused" }] });
+  }
+  if (request.headers.get("authorization") !== `Bearer ${secretsStoreToken}`) {
+    return json(401, {
+      success: false,
+      errors: [{ code: 10000, message: "Authentication error" }],
+    });
+  }
+  const base = `/accounts/${accountId}/secrets_store/stores/${store.storeId}/secrets`;
+  const names = [...store.values.keys()];
+  if (request.method === "GET" && path === base) {
+    const search = url.searchParams.get("search") ?? "";
+    const result = names
+      .filter((name) => name.includes(search))
+      .map((name) => ({ id: `id-${names.indexOf(name)}`, name }));
+    return json(200, { success: true, errors: [], result });
+  }
+  const id = path.startsWith(`${base}/`) ? path.slice(base.length + 1) : "";
+  const name = names[Number(id.replace(/^id-/, ""))];
+  if (request.method === "PATCH" && name !== undefined) {
+    const body = (await request.json()) as { value?: string };
+    if (typeof body.value === "string") store.values.set(name, body.value);
+    return json(200, { success: true, errors: [], result: { id, name } });
+  }
+  return json(404, { success: false, errors: [{ code: 1001, message: "not found" }] });
 }
 
 export type Harness = ReturnType<typeof createHarness>;

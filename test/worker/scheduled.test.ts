@@ -24,9 +24,21 @@ describe("scheduled: key age and history", () => {
     await harness.advance(81 * day);
     let result = await harness.worker.runScheduled(harness.env);
     expect(result.keys).toEqual([
-      { provider: "anthropic", version: null, ageDays: null, flags: ["no-key"] },
-      { provider: "google-ai-studio", version: null, ageDays: null, flags: ["no-key"] },
-      { provider: "openai", version: rotated.version, ageDays: 81, flags: ["near-max-age"] },
+      { provider: "anthropic", name: "default", version: null, ageDays: null, flags: ["no-key"] },
+      {
+        provider: "google-ai-studio",
+        name: "default",
+        version: null,
+        ageDays: null,
+        flags: ["no-key"],
+      },
+      {
+        provider: "openai",
+        name: "default",
+        version: rotated.version,
+        ageDays: 81,
+        flags: ["near-max-age"],
+      },
     ]);
     await harness.advance(9 * day);
     result = await harness.worker.runScheduled(harness.env);
@@ -77,28 +89,65 @@ describe("scheduled: key age and history", () => {
   });
 });
 
+const openaiAnswer = JSON.stringify({
+  choices: [{ index: 0, message: { role: "assistant", content: "pong" }, finish_reason: "stop" }],
+  usage: { prompt_tokens: 1, completion_tokens: 1 },
+});
+const anthropicAnswer = JSON.stringify({
+  type: "message",
+  role: "assistant",
+  content: [{ type: "text", text: "pong" }],
+  stop_reason: "end_turn",
+  usage: { input_tokens: 1, output_tokens: 1 },
+});
+
 describe("scheduled: health probes", () => {
-  it("probes each provider through the gateway and serves healthy, degraded and down at GET /health", async () => {
-    const harness = createHarness();
+  it("probes each provider/model through the gateway and publishes healthy, degraded and down at GET /health", async () => {
+    const harness = createHarness({
+      config: testConfig({
+        gateways: [
+          {
+            id: "chat",
+            routes: {
+              default: [
+                { provider: "anthropic", model: "claude-sonnet-4-5" },
+                { provider: "openai", model: "gpt-4o-mini" },
+              ],
+              big: [{ provider: "openai", model: "gpt-4o" }],
+              "long-context": [{ provider: "google-ai-studio", model: "gemini-2.5-flash" }],
+            },
+          },
+        ],
+      }),
+    });
     await harness.rotate("anthropic", "sk-ant-health-000001");
     await harness.rotate("openai", "sk-openai-health-0001");
     await harness.rotate("google-ai-studio", "AIza-health-00000001");
     harness.setGateway(async (call) => {
-      const [step] = JSON.parse(call.body) as { provider: string }[];
-      if (step?.provider === "anthropic") await harness.advance(1500);
-      const status = step?.provider === "google-ai-studio" ? 503 : 200;
-      return new Response("{}", { status, headers: { "cf-aig-step": "0" } });
+      const [step] = JSON.parse(call.body) as { provider: string; query: { model?: string } }[];
+      if (step?.provider === "anthropic") {
+        await harness.advance(1500);
+        return new Response(anthropicAnswer, { status: 200, headers: { "cf-aig-step": "0" } });
+      }
+      if (step?.provider === "google-ai-studio") return new Response("{}", { status: 503 });
+      // gpt-4o answers 200 with a body that is not a chat completion.
+      const body = step?.query.model === "gpt-4o" ? '{"unexpected":true}' : openaiAnswer;
+      return new Response(body, { status: 200, headers: { "cf-aig-step": "0" } });
     });
     const result = await harness.worker.runScheduled(harness.env);
     expect(
-      result.health.map(({ provider, status, httpStatus }) => ({ provider, status, httpStatus })),
+      result.health?.models.map(({ provider, model, state, httpStatus }) => ({
+        id: `${provider}/${model}`,
+        state,
+        httpStatus,
+      })),
     ).toEqual([
-      { provider: "anthropic", status: "degraded", httpStatus: 200 },
-      { provider: "openai", status: "healthy", httpStatus: 200 },
-      { provider: "google-ai-studio", status: "down", httpStatus: 503 },
+      { id: "anthropic/claude-sonnet-4-5", state: "degraded", httpStatus: 200 },
+      { id: "google-ai-studio/gemini-2.5-flash", state: "down", httpStatus: 503 },
+      { id: "openai/gpt-4o", state: "degraded", httpStatus: 200 },
+      { id: "openai/gpt-4o-mini", state: "healthy", httpStatus: 200 },
     ]);
-    // google-ai-studio is used by no route in the test config, so it is probed only if a route has it.
-    const probe = harness.gatewayCalls.find((call) => call.body.includes('"openai"'))!;
+    const probe = harness.gatewayCalls.find((call) => call.body.includes('"gpt-4o-mini"'))!;
     expect(probe.url).toBe(`${gatewayUrl}/v1/${accountId}/chat`);
     expect(probe.headers["cf-aig-authorization"]).toBe(`Bearer ${gatewayToken}`);
     expect(probe.headers["cf-aig-skip-cache"]).toBe("true");
@@ -113,21 +162,88 @@ describe("scheduled: health probes", () => {
     const app = await harness.createApp();
     const health = await harness.call("GET", "/health", { token: app.token });
     expect(health.status).toBe(200);
-    expect(health.json()).toMatchObject({
+    expect(health.headers.get("cache-control")).toBe("private, max-age=60");
+    const document = health.json();
+    expect(document).toMatchObject({
       probesEnabled: true,
+      probationSeconds: 900,
       providers: {
-        anthropic: {
-          status: "degraded",
-          latencyMs: 1500,
-          gateway: "chat",
-          model: "claude-sonnet-4-5",
-        },
-        openai: { status: "healthy", latencyMs: 0 },
-        "google-ai-studio": { status: "down", httpStatus: 503 },
+        anthropic: { state: "degraded", models: ["claude-sonnet-4-5"] },
+        openai: { state: "degraded", models: ["gpt-4o", "gpt-4o-mini"] },
+        "google-ai-studio": { state: "down" },
       },
     });
+    expect(document.models[0]).toMatchObject({
+      provider: "anthropic",
+      model: "claude-sonnet-4-5",
+      state: "degraded",
+      reason: "slower than slowMs (1500 ≥ 1000 ms)",
+      latencyMs: 1500,
+      slowMs: 1000,
+      probation: null,
+    });
+    expect(document.models[2]).toMatchObject({ reason: "the answer did not parse" });
+    // Cacheable: the same document answers 304 to its ETag.
+    const again = await harness.call("GET", "/health", {
+      token: app.token,
+      headers: { "if-none-match": health.headers.get("etag")! },
+    });
+    expect(again.status).toBe(304);
     expect((await harness.call("GET", "/health", { token: null })).status).toBe(401);
     expect((await harness.call("GET", "/health")).status).toBe(200);
+  });
+
+  it("is degraded at 3× its usual latency, and a recovered model is on probation", async () => {
+    let latency = 100;
+    let status = 200;
+    const harness = createHarness({
+      config: testConfig({
+        gateways: [
+          { id: "chat", routes: { default: [{ provider: "openai", model: "gpt-4o-mini" }] } },
+        ],
+        keys: { providers: ["openai"] },
+        worker: {
+          healthProbe: {
+            enabled: true,
+            slowMs: 10_000,
+            slowMsPerModel: { "openai/gpt-4o-mini": 5_000 },
+            probationSeconds: 600,
+          },
+        },
+      }),
+    });
+    await harness.rotate("openai", "sk-openai-health-0001");
+    harness.setGateway(async () => {
+      await harness.advance(latency);
+      return new Response(openaiAnswer, { status, headers: { "cf-aig-step": "0" } });
+    });
+    const run = async () => {
+      // A cron runs minutes apart (KV takes one write of report:health per second).
+      await harness.advance(60_000);
+      return (await harness.worker.runScheduled(harness.env)).health!.models[0]!;
+    };
+    for (let probe = 0; probe < 3; probe++) expect((await run()).state).toBe("healthy");
+    latency = 350;
+    expect(await run()).toMatchObject({
+      state: "degraded",
+      reason: "3× slower than usual (350 ms, usually 100 ms)",
+      usualLatencyMs: 100,
+      slowMs: 5_000,
+    });
+    latency = 100;
+    status = 503;
+    const down = await run();
+    expect(down).toMatchObject({ state: "down", reason: "answered 503", consecutive: 1 });
+    status = 200;
+    const recovered = await run();
+    expect(recovered.state).toBe("healthy");
+    expect(recovered.probation).toEqual({
+      startedAt: recovered.checkedAt,
+      endsAt: new Date(Date.parse(recovered.checkedAt) + 600_000).toISOString(),
+      initialShare: 0.1,
+    });
+    await harness.advance(600_000);
+    expect((await run()).probation).toBeNull();
   });
 
   it("reports an unreachable gateway as down", async () => {
@@ -144,10 +260,10 @@ describe("scheduled: health probes", () => {
     });
     await harness.rotate("openai", "sk-openai-health-0001");
     const result = await harness.worker.runScheduled(harness.env);
-    expect(result.health).toEqual([
+    expect(result.health?.models).toEqual([
       expect.objectContaining({
         provider: "openai",
-        status: "down",
+        state: "down",
         httpStatus: 0,
         latencyMs: null,
       }),

@@ -25,6 +25,7 @@ export interface RotateDependencies {
 
 interface RotateOptions {
   keyFile: string;
+  poolKey?: string;
   worker?: string;
   label: string;
   expiresAt?: string;
@@ -37,6 +38,10 @@ export function rotateCommand(dependencies: RotateDependencies = {}): Command {
     .argument("<provider>", "AI Gateway provider slug, e.g. openai, anthropic, workers-ai")
     .requiredOption("-k, --key-file <file>", 'file holding the key, or "-" to read it from stdin')
     .option("-w, --worker <url>", "the Worker's URL (default: $STEPWISE_WORKER_URL)")
+    .option(
+      "-p, --pool-key <name>",
+      "the key of the provider's pool to rotate; a new name adds a key to the pool (default: default)",
+    )
     .option("-l, --label <text>", "what rotated the key, stored with it", "stepwise-cli")
     .addOption(new Option("--expires-at <iso-date>", "when the provider stops accepting the key"))
     .option("--json", "print the new version's metadata as JSON")
@@ -50,6 +55,7 @@ export function rotateCommand(dependencies: RotateDependencies = {}): Command {
         "Examples:",
         "  stepwise rotate openai --key-file ./openai.key --worker https://stepwise-keys.example.workers.dev",
         "  op read op://vault/openai/key | stepwise rotate openai --key-file - --label ci:deploy-42",
+        "  stepwise rotate openai --pool-key secondary --key-file ./openai-2.key   # a second key",
         "",
         "Locally, `npm run worker:dev` starts the Worker at http://127.0.0.1:8787 with the admin token",
         "stepwise-local-admin-token (docs/worker.md).",
@@ -78,6 +84,7 @@ export function rotateCommand(dependencies: RotateDependencies = {}): Command {
       const metadata = await rotateKey({
         workerUrl,
         provider,
+        ...(options.poolKey === undefined ? {} : { name: options.poolKey }),
         key,
         token,
         label: options.label,
@@ -110,9 +117,23 @@ export async function readKey(keyFile: string, readStdin: () => Promise<string>)
 
 function describe(metadata: RotatedVersion): string {
   const expires = metadata.expiresAt === null ? "does not expire" : `expires ${metadata.expiresAt}`;
+  const which =
+    metadata.name === undefined || metadata.name === "default"
+      ? metadata.provider
+      : `${metadata.provider} key "${metadata.name}"`;
+  const { propagation } = metadata;
+  const kv =
+    propagation?.kv === "written"
+      ? `written; every location by ${propagation.visibleEverywhereBy}`
+      : "pending (the Worker retries it)";
   return [
-    `${pc.green("✔")} ${metadata.provider} rotated to version ${pc.bold(metadata.version)}`,
+    `${pc.green("✔")} ${which} rotated to version ${pc.bold(metadata.version)}`,
     `  fingerprint ${metadata.fingerprint} · label ${metadata.label} · ${expires}`,
+    `  proxied calls (Workers KV): ${kv}`,
+    ...(propagation?.byok ?? []).map(
+      (write) =>
+        `  dynamic routes of ${write.gateway} (BYOK secret ${write.secret}): ${write.state === "written" ? "written" : "pending (the Worker retries it)"}`,
+    ),
     pc.dim(
       "  Readers at other locations switch within about 60 s; the previous key stays valid meanwhile.",
     ),

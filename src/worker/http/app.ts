@@ -9,7 +9,7 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { errorResponse, jsonResponse, unauthorized, WorkerError } from "../errors.ts";
 import type { HandlerContext, WorkerLogger } from "../handler-context.ts";
-import { healthResponse } from "../health.ts";
+import { healthResponse } from "../health/health-report.ts";
 import { checkPath, methodNotAllowed, notFound } from "../routing.ts";
 import { addAdminRoutes } from "./admin-routes.ts";
 import { authenticateApp, isAdminToken } from "./auth.ts";
@@ -35,7 +35,7 @@ export function buildApp(
   );
   app.get("/health", async (c) => {
     await requireAppOrAdmin(c.req.raw, c.var.context);
-    return healthResponse(c.var.context);
+    return healthResponse(c.req.raw, c.var.context);
   });
   app.all("/health", () => {
     throw methodNotAllowed(["GET"]);

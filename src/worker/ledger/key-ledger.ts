@@ -6,23 +6,29 @@
  * the object's storage, commits its change together with the outbox entries it makes stale in
  * one transaction, then writes those entries through to the edge before it answers. The answer is
  * the state it committed, with its revision: never a constant, never a read of KV.
+ *
+ * A provider has a pool of keys, each named (`default` unless named) with its own versions,
+ * pointer, rotation, rollback and revocation.
  */
 import { StepwiseError } from "../../errors/index.ts";
 import { fingerprint, randomHex } from "../crypto.ts";
-import { makeVersion, type StoredAppToken, versionPattern } from "../key-layout.ts";
+import { defaultKeyName, makeVersion, type StoredAppToken, versionPattern } from "../key-layout.ts";
 import type {
   KeyLedgerApi,
   LedgerAnswer,
   LedgerPointer,
   NewApp,
+  PoolKeyState,
   ProviderState,
   RotateRequest,
   SweepResult,
 } from "./ledger-api.ts";
+import { migrateLayout } from "./ledger-migration.ts";
 import {
   type LedgerStorage,
   type LedgerVersion,
   ledgerKeys,
+  parsePointerKey,
   storageReader,
 } from "./ledger-storage.ts";
 import {
@@ -31,6 +37,7 @@ import {
   planRevocation,
   planRollback,
   planRotation,
+  subjectOf,
 } from "./lifecycle.ts";
 import { type LedgerChange, Outbox, type WriteThroughTarget } from "./write-through.ts";
 
@@ -44,8 +51,13 @@ export interface KeyLedgerOptions {
   readonly now?: () => number;
   /** Random part of version ids (1–32 lowercase letters and digits). */
   readonly generateId?: () => string;
-  /** Told about failed edge writes (names only, never a value). */
-  readonly onWriteFailure?: (target: string, entry: string, attempts: number) => void;
+  /** Told about failed edge writes (names and the cause only, never a value). */
+  readonly onWriteFailure?: (
+    target: string,
+    entry: string,
+    attempts: number,
+    cause: string,
+  ) => void;
 }
 
 /** Deletes and puts are limited to 128 keys per call. */
@@ -56,6 +68,7 @@ export class KeyLedgerCore implements KeyLedgerApi {
   readonly #options: KeyLedgerOptions;
   readonly #outbox: Outbox;
   #queue: Promise<unknown> = Promise.resolve();
+  #migrated: Promise<void> | undefined;
 
   constructor(options: KeyLedgerOptions) {
     this.#options = options;
@@ -69,7 +82,7 @@ export class KeyLedgerCore implements KeyLedgerApi {
     });
   }
 
-  rotate(provider: string, request: RotateRequest) {
+  rotate(provider: string, name: string, request: RotateRequest) {
     return this.#serial(async () => {
       const now = this.#now();
       const randomPart = (this.#options.generateId ?? (() => randomHex(8)))();
@@ -84,6 +97,7 @@ export class KeyLedgerCore implements KeyLedgerApi {
         key: request.key,
         metadata: {
           provider,
+          name,
           version,
           rotatedAt: now,
           expiresAt: request.expiresAt,
@@ -93,40 +107,80 @@ export class KeyLedgerCore implements KeyLedgerApi {
           revokedAt: null,
         },
       };
-      const plan = await planRotation(await this.#truth(provider), added, now);
-      const committed = await this.#commitPlan(provider, plan);
+      const plan = await planRotation(await this.#truth(provider, name), added, now);
+      const committed = await this.#commitPlan(provider, name, plan);
       const state = await this.#state(provider);
       return { ...committed, value: { version: added.metadata, state } };
     });
   }
 
-  rollback(provider: string, toVersion: string | null) {
+  rollback(provider: string, name: string, toVersion: string | null) {
     return this.#serial(async () => {
-      const decision = await planRollback(await this.#truth(provider), toVersion, this.#now());
+      const truth = await this.#truth(provider, name);
+      const decision = await planRollback(truth, toVersion, this.#now());
       if (!decision.ok) return decision;
-      const committed = await this.#commitPlan(provider, decision.plan);
+      const committed = await this.#commitPlan(provider, name, decision.plan);
       return { ...committed, value: await this.#state(provider) };
     });
   }
 
-  revoke(provider: string, version: string, force: boolean) {
+  revoke(provider: string, name: string, version: string, force: boolean) {
     return this.#serial(async () => {
-      const truth = await this.#truth(provider);
+      const truth = await this.#truth(provider, name);
       const decision = await planRevocation(truth, version, force, this.#now());
       if (!decision.ok) return decision;
-      const committed = await this.#commitPlan(provider, decision.plan);
+      const committed = await this.#commitPlan(provider, name, decision.plan);
       return { ...committed, value: await this.#state(provider) };
     });
   }
 
-  provider(provider: string): Promise<ProviderState> {
+  removeKey(provider: string, name: string): Promise<LedgerAnswer<ProviderState>> {
+    return this.#serial(async () => {
+      const now = this.#now();
+      const truth = await this.#truth(provider, name);
+      const versions = await this.#options.storage.list<LedgerVersion>({
+        prefix: ledgerKeys.versionPrefix(provider, name),
+      });
+      const live = [...versions.values()].filter((stored) => stored.metadata.revokedAt === null);
+      if (truth.pointer === undefined || (truth.pointer.current === null && live.length === 0)) {
+        return {
+          ok: false as const,
+          refusal: {
+            status: 404,
+            code: "unknown_key",
+            message: `${subjectOf(truth)} is not in the pool; list the pool with GET /keys/${provider}.`,
+          },
+        };
+      }
+      const revoked = live.map((stored) => ({
+        key: null,
+        metadata: {
+          ...stored.metadata,
+          revokedAt: now,
+          retiredAt: stored.metadata.retiredAt ?? now,
+        },
+      }));
+      const committed = await this.#commitPlan(provider, name, {
+        pointer: { current: null, previous: null, switchedAt: now },
+        versions: revoked,
+        currentChanged: true,
+      });
+      return { ...committed, value: await this.#state(provider) };
+    });
+  }
+
+  async provider(provider: string): Promise<ProviderState> {
+    await this.#ready();
     return this.#state(provider);
   }
 
   async providers(): Promise<ProviderState[]> {
-    const pointers = await this.#options.storage.list({ prefix: ledgerKeys.pointerPrefix });
-    const names = [...pointers.keys()].map((key) => key.slice(ledgerKeys.pointerPrefix.length));
-    return Promise.all(names.sort().map((name) => this.#state(name)));
+    await this.#ready();
+    const pointers = await this.#options.storage.list({ prefix: ledgerKeys.pointerPrefix() });
+    const names = new Set(
+      [...pointers.keys()].map((key) => parsePointerKey(key)?.provider ?? "").filter(Boolean),
+    );
+    return Promise.all([...names].sort().map((name) => this.#state(name)));
   }
 
   createApp(app: NewApp): Promise<LedgerAnswer<StoredAppToken>> {
@@ -171,29 +225,42 @@ export class KeyLedgerCore implements KeyLedgerApi {
       const now = this.#now();
       const results: SweepResult[] = [];
       for (const state of await this.providers()) {
-        const expired = state.versions.filter((metadata) => {
-          const endedAt = metadata.revokedAt ?? metadata.retiredAt;
-          return (
-            metadata.version !== state.pointer?.current &&
-            endedAt !== null &&
-            now - endedAt >= historySeconds * 1000
+        for (const key of state.keys) {
+          const removed = key.versions
+            .filter((metadata) => {
+              const endedAt = metadata.revokedAt ?? metadata.retiredAt;
+              return (
+                metadata.version !== key.pointer?.current &&
+                endedAt !== null &&
+                now - endedAt >= historySeconds * 1000
+              );
+            })
+            .map((metadata) => metadata.version);
+          results.push({ provider: state.provider, name: key.name, removed });
+          if (removed.length === 0 || key.pointer === null) continue;
+          const pointer = key.pointer;
+          const deletes = removed.map((version) =>
+            ledgerKeys.version(state.provider, key.name, version),
           );
-        });
-        const removed = expired.map((metadata) => metadata.version);
-        results.push({ provider: state.provider, removed });
-        if (removed.length === 0 || state.pointer === null) continue;
-        const pointer = state.pointer;
-        const previous =
-          pointer.previous !== null && removed.includes(pointer.previous) ? null : pointer.previous;
-        const revision = (await this.#revision()) + 1;
-        const deletes = removed.map((version) => ledgerKeys.version(state.provider, version));
-        await this.#write(
-          {
-            [ledgerKeys.pointer(state.provider)]: { ...pointer, previous, revision },
-            [ledgerKeys.revision]: revision,
-          },
-          deletes,
-        );
+          const emptied = pointer.current === null && removed.length === key.versions.length;
+          if (emptied && key.name !== defaultKeyName) {
+            // A key taken out of the pool leaves no trace once its history has expired.
+            await this.#write({}, [...deletes, ledgerKeys.pointer(state.provider, key.name)]);
+            continue;
+          }
+          const previous =
+            pointer.previous !== null && removed.includes(pointer.previous)
+              ? null
+              : pointer.previous;
+          const revision = (await this.#revision()) + 1;
+          await this.#write(
+            {
+              [ledgerKeys.pointer(state.provider, key.name)]: { ...pointer, previous, revision },
+              [ledgerKeys.revision]: revision,
+            },
+            deletes,
+          );
+        }
       }
       return results;
     });
@@ -212,28 +279,59 @@ export class KeyLedgerCore implements KeyLedgerApi {
 
   /** Runs operations one at a time, in arrival order; a failure does not stop the queue. */
   #serial<Value>(work: () => Promise<Value>): Promise<Value> {
-    const run = this.#queue.then(work, work);
+    const afterMigration = async () => {
+      await this.#ready();
+      return work();
+    };
+    const run = this.#queue.then(afterMigration, afterMigration);
     this.#queue = run.catch(() => undefined);
     return run;
   }
 
-  async #truth(provider: string): Promise<ProviderTruth> {
+  /** Moves a ledger written before pools to the current layout, once. */
+  #ready(): Promise<void> {
+    this.#migrated ??= migrateLayout(this.#options.storage).catch((error: unknown) => {
+      this.#migrated = undefined;
+      throw error;
+    });
+    return this.#migrated;
+  }
+
+  async #truth(provider: string, name: string): Promise<ProviderTruth> {
     const reader = storageReader(this.#options.storage);
     return {
       provider,
-      pointer: await reader.pointer(provider),
-      version: (version) => reader.version(provider, version),
+      name,
+      pointer: await reader.pointer(provider, name),
+      version: (version) => reader.version(provider, name, version),
     };
   }
 
   async #state(provider: string): Promise<ProviderState> {
     const { storage } = this.#options;
-    const [pointer, versions] = await Promise.all([
-      storage.get<LedgerPointer>(ledgerKeys.pointer(provider)),
-      storage.list<LedgerVersion>({ prefix: ledgerKeys.versionPrefix(provider) }),
-    ]);
+    const names = await storageReader(storage).poolNames(provider);
+    const keys = await Promise.all(names.map((name) => this.#keyState(provider, name)));
     return {
       provider,
+      keys: keys.sort((a, b) =>
+        a.name === defaultKeyName
+          ? -1
+          : b.name === defaultKeyName
+            ? 1
+            : a.name.localeCompare(b.name),
+      ),
+      pending: await this.#outbox.pendingFor(provider),
+    };
+  }
+
+  async #keyState(provider: string, name: string): Promise<PoolKeyState> {
+    const { storage } = this.#options;
+    const [pointer, versions] = await Promise.all([
+      storage.get<LedgerPointer>(ledgerKeys.pointer(provider, name)),
+      storage.list<LedgerVersion>({ prefix: ledgerKeys.versionPrefix(provider, name) }),
+    ]);
+    return {
+      name,
       pointer: pointer ?? null,
       versions: [...versions.values()]
         .map((stored) => stored.metadata)
@@ -245,14 +343,19 @@ export class KeyLedgerCore implements KeyLedgerApi {
     return (await this.#options.storage.get<number>(ledgerKeys.revision)) ?? 0;
   }
 
-  async #commitPlan(provider: string, plan: LifecyclePlan) {
+  async #commitPlan(provider: string, name: string, plan: LifecyclePlan) {
     const puts: Record<string, unknown> = {};
     for (const stored of plan.versions) {
-      puts[ledgerKeys.version(provider, stored.metadata.version)] = stored;
+      puts[ledgerKeys.version(provider, name, stored.metadata.version)] = stored;
     }
     const revision = (await this.#revision()) + 1;
-    puts[ledgerKeys.pointer(provider)] = { ...plan.pointer, revision } satisfies LedgerPointer;
-    const changes: LedgerChange[] = plan.currentChanged ? [{ kind: "provider-key", provider }] : [];
+    puts[ledgerKeys.pointer(provider, name)] = {
+      ...plan.pointer,
+      revision,
+    } satisfies LedgerPointer;
+    const changes: LedgerChange[] = plan.currentChanged
+      ? [{ kind: "provider-key", provider, name }]
+      : [];
     return this.#commit(puts, [], changes, revision);
   }
 
@@ -274,6 +377,7 @@ export class KeyLedgerCore implements KeyLedgerApi {
         written: flushed.writtenAt !== null,
         visibleEverywhereBy:
           flushed.writtenAt === null ? null : flushed.writtenAt + flushed.propagationMs,
+        targets: flushed.entries,
       },
     };
   }

@@ -1,12 +1,13 @@
 /**
  * @module
  * The write-through target that keeps Workers KV (the proxy's edge read path) in line with the
- * ledger: `current:{provider}` holds the one key the proxy may inject for a provider (deleted
- * when there is none), `app:{id}` an app's token digest and limit (deleted when revoked). Every
- * value is built from the ledger's truth; nothing here reads KV.
+ * ledger: `current:{provider}` holds the provider's pool, every key of it that has a current
+ * version the proxy may inject (deleted when none has), `app:{id}` an app's token digest and
+ * limit (deleted when revoked). Every value is built from the ledger's truth; nothing here reads
+ * KV.
  */
 import type { KvNamespaceLike } from "../bindings.ts";
-import { type EdgeKeyRecord, keyLayout } from "../key-layout.ts";
+import { type EdgePoolKey, type EdgePoolRecord, keyLayout } from "../key-layout.ts";
 import type { LedgerReader } from "./ledger-storage.ts";
 import type { LedgerChange, WriteThroughTarget } from "./write-through.ts";
 
@@ -44,17 +45,33 @@ async function edgeValue(entry: string, truth: LedgerReader): Promise<string | n
     return app === undefined ? null : JSON.stringify(app);
   }
   if (kind !== "current") throw new Error(`unknown KV entry kind ${kind}`);
-  const pointer = await truth.pointer(name);
-  if (pointer?.current == null) return null;
-  const stored = await truth.version(name, pointer.current);
-  if (stored === undefined || stored.key === null || stored.metadata.revokedAt !== null) {
-    return null;
+  const keys: EdgePoolKey[] = [];
+  for (const keyName of await truth.poolNames(name)) {
+    const key = await currentKey(truth, name, keyName);
+    if (key !== undefined) keys.push(key);
   }
-  const record: EdgeKeyRecord = {
+  if (keys.length === 0) return null;
+  const record: EdgePoolRecord = { keys };
+  return JSON.stringify(record);
+}
+
+/** The version of one pool key the proxy may inject, with its value; undefined when none. */
+export async function currentKey(
+  truth: LedgerReader,
+  provider: string,
+  name: string,
+): Promise<EdgePoolKey | undefined> {
+  const pointer = await truth.pointer(provider, name);
+  if (pointer?.current == null) return undefined;
+  const stored = await truth.version(provider, name, pointer.current);
+  if (stored === undefined || stored.key === null || stored.metadata.revokedAt !== null) {
+    return undefined;
+  }
+  return {
+    name,
     version: pointer.current,
     key: stored.key,
     expiresAt: stored.metadata.expiresAt,
     switchedAt: pointer.switchedAt,
   };
-  return JSON.stringify(record);
 }

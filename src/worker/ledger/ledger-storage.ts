@@ -5,11 +5,16 @@
  *
  * | storage key                   | value                                      |
  * |-------------------------------|--------------------------------------------|
+ * | `layout`                      | the layout version of these keys (2)       |
  * | `revision`                    | the last committed revision (a counter)    |
- * | `pointer:{provider}`          | {@link LedgerPointer}                      |
- * | `version:{provider}:{version}`| {@link LedgerVersion}: metadata and the key (null once revoked) |
+ * | `pointer:{provider}:{name}`   | {@link LedgerPointer} of one key of the provider's pool |
+ * | `version:{provider}:{name}:{version}` | {@link LedgerVersion}: metadata and the key (null once revoked) |
  * | `app:{id}`                    | `StoredAppToken`                           |
  * | `outbox:{target}:{entry}`     | {@link OutboxEntry}: an edge record not yet written |
+ *
+ * Provider slugs, pool key names and version ids hold no `:`, so every key splits unambiguously.
+ * Layout 1 (before pools) had `pointer:{provider}` and `version:{provider}:{version}`;
+ * `migrateLayout` (`ledger-migration.ts`) moves those to the `default` key of each pool.
  *
  * {@link LedgerStorage} is the part of `DurableObjectStorage` the ledger uses, so tests can run
  * the ledger on an in-memory store.
@@ -44,33 +49,57 @@ export interface OutboxEntry {
   readonly attempts: number;
   /** Epoch ms before which it is not retried. */
   readonly notBefore: number;
+  /** The provider whose keys the entry serves; absent for app entries. */
+  readonly provider?: string;
+  /** Why the last attempt failed (never a value). */
+  readonly lastError?: string;
 }
 
 export const ledgerKeys = {
+  layout: "layout",
   revision: "revision",
-  pointer: (provider: string) => `pointer:${provider}`,
-  pointerPrefix: "pointer:",
-  version: (provider: string, version: string) => `version:${provider}:${version}`,
-  versionPrefix: (provider: string) => `version:${provider}:`,
+  pointer: (provider: string, name: string) => `pointer:${provider}:${name}`,
+  /** Every pointer of one provider's pool, or of every provider without an argument. */
+  pointerPrefix: (provider?: string) =>
+    provider === undefined ? "pointer:" : `pointer:${provider}:`,
+  version: (provider: string, name: string, version: string) =>
+    `version:${provider}:${name}:${version}`,
+  versionPrefix: (provider: string, name: string) => `version:${provider}:${name}:`,
   app: (id: string) => `app:${id}`,
   appPrefix: "app:",
   outbox: (target: string, entry: string) => `outbox:${target}:${entry}`,
   outboxPrefix: "outbox:",
 } as const;
 
+/** The current layout of the ledger's keys. */
+export const currentLayout = 2;
+
+/** `pointer:{provider}:{name}` → its provider and name; undefined for another key. */
+export function parsePointerKey(key: string): { provider: string; name: string } | undefined {
+  const parts = key.split(":");
+  if (parts.length !== 3 || parts[0] !== "pointer") return undefined;
+  return { provider: parts[1]!, name: parts[2]! };
+}
+
 /** Reads the truth; what write-through targets are given. */
 export interface LedgerReader {
-  pointer(provider: string): Promise<LedgerPointer | undefined>;
-  version(provider: string, version: string): Promise<LedgerVersion | undefined>;
+  pointer(provider: string, name: string): Promise<LedgerPointer | undefined>;
+  version(provider: string, name: string, version: string): Promise<LedgerVersion | undefined>;
+  /** The names of the keys of a provider's pool, sorted. */
+  poolNames(provider: string): Promise<string[]>;
   app(id: string): Promise<import("../key-layout.ts").StoredAppToken | undefined>;
 }
 
 /** A {@link LedgerReader} over the storage. */
 export function storageReader(storage: LedgerStorage): LedgerReader {
   return {
-    pointer: (provider) => storage.get<LedgerPointer>(ledgerKeys.pointer(provider)),
-    version: (provider, version) =>
-      storage.get<LedgerVersion>(ledgerKeys.version(provider, version)),
+    pointer: (provider, name) => storage.get<LedgerPointer>(ledgerKeys.pointer(provider, name)),
+    version: (provider, name, version) =>
+      storage.get<LedgerVersion>(ledgerKeys.version(provider, name, version)),
+    async poolNames(provider) {
+      const pointers = await storage.list({ prefix: ledgerKeys.pointerPrefix(provider) });
+      return [...pointers.keys()].map((key) => parsePointerKey(key)?.name ?? "").sort();
+    },
     app: (id) => storage.get(ledgerKeys.app(id)),
   };
 }

@@ -4,13 +4,15 @@
  * revocation changes (or why it is refused). `KeyLedgerCore` reads the truth, asks here, and
  * commits the answer in one transaction.
  */
-import { isExpired, type StoredKeyMetadata } from "../key-layout.ts";
+import { defaultKeyName, isExpired, type StoredKeyMetadata } from "../key-layout.ts";
 import type { LedgerPointer, LedgerRefusal } from "./ledger-api.ts";
 import type { LedgerVersion } from "./ledger-storage.ts";
 
-/** One provider's truth before a change. */
+/** One pool key's truth before a change. */
 export interface ProviderTruth {
   readonly provider: string;
+  /** The pool key (`default` unless named). */
+  readonly name: string;
   readonly pointer: LedgerPointer | undefined;
   /** Reads one stored version. */
   version(version: string): Promise<LedgerVersion | undefined>;
@@ -49,12 +51,13 @@ export async function planRollback(
   toVersion: string | null,
   now: number,
 ): Promise<Decision> {
-  const { provider, pointer } = truth;
+  const { pointer } = truth;
+  const subject = subjectOf(truth);
   if (pointer === undefined) {
     return refuse(
       409,
       "no_current_key",
-      `No key was ever stored for ${provider}: rotate one in first.`,
+      `No key was ever stored for ${subject}: rotate one in first.`,
     );
   }
   const target = toVersion ?? pointer.previous;
@@ -62,18 +65,18 @@ export async function planRollback(
     return refuse(
       409,
       "no_previous_version",
-      `${provider} has no previous version to roll back to; name one with { "version": "…" } (see GET /keys/${provider}).`,
+      `${subject} has no previous version to roll back to; name one with { "version": "…" } (see GET /keys/${truth.provider}).`,
     );
   }
   const stored = await truth.version(target);
   if (stored === undefined || stored.key === null || stored.metadata.revokedAt !== null) {
-    return unknownVersion(provider, target);
+    return unknownVersion(truth, target);
   }
   if (isExpired(stored.metadata, now)) {
     return refuse(
       409,
       "key_expired",
-      `${provider} version ${target} expired at ${new Date(stored.metadata.expiresAt ?? 0).toISOString()}; rotate a new key in instead.`,
+      `${subject} version ${target} expired at ${new Date(stored.metadata.expiresAt ?? 0).toISOString()}; rotate a new key in instead.`,
     );
   }
   const versions: LedgerVersion[] = [
@@ -98,10 +101,11 @@ export async function planRevocation(
   force: boolean,
   now: number,
 ): Promise<Decision> {
-  const { provider, pointer } = truth;
+  const { pointer } = truth;
+  const subject = subjectOf(truth);
   const stored = await truth.version(version);
   if (stored === undefined || stored.metadata.revokedAt !== null) {
-    return unknownVersion(provider, version);
+    return unknownVersion(truth, version);
   }
   const metadata: StoredKeyMetadata = {
     ...stored.metadata,
@@ -131,7 +135,7 @@ export async function planRevocation(
       return refuse(
         409,
         "no_fallback_key",
-        `${version} is the only usable ${provider} key; rotate a new key in first, or add ?force=true to leave ${provider} without a key.`,
+        `${version} is the only usable version of ${subject}; rotate a new key in first, or add ?force=true to leave ${subject} without a key.`,
       );
     }
     currentChanged = true;
@@ -156,10 +160,15 @@ function refuse(status: number, code: string, message: string): Decision {
   return { ok: false, refusal: { status, code, message } };
 }
 
-function unknownVersion(provider: string, version: string): Decision {
+function unknownVersion(truth: ProviderTruth, version: string): Decision {
   return refuse(
     404,
     "unknown_version",
-    `${provider} has no usable version ${version}; list versions with GET /keys/${provider}.`,
+    `${subjectOf(truth)} has no usable version ${version}; list versions with GET /keys/${truth.provider}.`,
   );
+}
+
+/** How messages name a pool key: the provider alone for its `default` key. */
+export function subjectOf(truth: { readonly provider: string; readonly name: string }): string {
+  return truth.name === defaultKeyName ? truth.provider : `${truth.provider} key "${truth.name}"`;
 }

@@ -10,15 +10,16 @@
  * is retried by the Durable Object's alarm, with backoff, until the target has caught up. Writes
  * run one at a time in the ledger's queue, so an older truth can never land after a newer one.
  *
- * Adding a target (e.g. the gateway's BYOK secrets in Secrets Store) is a new
- * `WriteThroughTarget` passed to the ledger; nothing else changes.
+ * Two targets exist: KV (`kv-edge-target.ts`, every key) and the gateways' BYOK secrets in
+ * Secrets Store (`byok-target.ts`, the `default` key of each provider a gateway stores).
  */
+import type { PendingWrite, TargetWrite } from "./ledger-api.ts";
 import type { LedgerReader, LedgerStorage, OutboxEntry } from "./ledger-storage.ts";
 import { ledgerKeys } from "./ledger-storage.ts";
 
-/** What a commit changed. */
+/** What a commit changed: one key of a provider's pool (by name), or an app. */
 export type LedgerChange =
-  | { readonly kind: "provider-key"; readonly provider: string }
+  | { readonly kind: "provider-key"; readonly provider: string; readonly name: string }
   | { readonly kind: "app"; readonly id: string };
 
 /** A store that serves (part of) the ledger's truth and is written only by the ledger. */
@@ -37,10 +38,12 @@ export interface WriteThroughTarget {
 
 /** What became of the entries of one commit. */
 export interface FlushOutcome {
-  /** Epoch ms of the latest write; null when some entry is still pending. */
+  /** Epoch ms of the latest KV write; null when some KV entry is still pending. */
   readonly writtenAt: number | null;
   /** The longest propagation of the targets written. */
   readonly propagationMs: number;
+  /** Each entry, written or pending. */
+  readonly entries: readonly TargetWrite[];
 }
 
 /** Options for {@link Outbox}. */
@@ -51,8 +54,8 @@ export interface OutboxOptions {
   readonly now: () => number;
   /** Asks for `flushDue` to run at (or soon after) an epoch ms: the Durable Object's alarm. */
   readonly wakeAt: (at: number) => Promise<void>;
-  /** Told about each failed write (target and entry names only). */
-  readonly onFailure?: (target: string, entry: string, attempts: number) => void;
+  /** Told about each failed write (target and entry names and the cause, never a value). */
+  readonly onFailure?: (target: string, entry: string, attempts: number, cause: string) => void;
 }
 
 const maxBackoffMs = 60_000;
@@ -77,6 +80,7 @@ export class Outbox {
             revision,
             attempts: 0,
             notBefore: 0,
+            ...(change.kind === "provider-key" ? { provider: change.provider } : {}),
           };
         }
       }
@@ -98,18 +102,47 @@ export class Outbox {
     return this.#flushEntries([...pending.entries()]);
   }
 
+  /** The writes still owed for one provider's keys. */
+  async pendingFor(provider: string): Promise<PendingWrite[]> {
+    const pending = await this.#options.storage.list<OutboxEntry>({
+      prefix: ledgerKeys.outboxPrefix,
+    });
+    return [...pending.values()]
+      .filter((record) => record.provider === provider)
+      .map((record) => ({
+        target: record.target,
+        entry: record.entry,
+        state: "pending" as const,
+        attempts: record.attempts,
+        retryAt: Math.max(record.notBefore, this.#options.now()),
+        ...(record.lastError === undefined ? {} : { lastError: record.lastError }),
+      }));
+  }
+
   async #flushEntries(entries: [string, OutboxEntry][]): Promise<FlushOutcome> {
     let writtenAt: number | null = 0;
     let propagationMs = 0;
+    const outcomes: TargetWrite[] = [];
     for (const [storageKey, record] of entries) {
       const written = await this.#flushOne(storageKey, record);
       const target = this.#target(record.target);
-      if (written === null) writtenAt = null;
-      else if (writtenAt !== null) writtenAt = Math.max(writtenAt, written);
+      outcomes.push({
+        target: record.target,
+        entry: record.entry,
+        state: written === null ? "pending" : "written",
+      });
+      if (record.target === "kv") {
+        if (written === null) writtenAt = null;
+        else if (writtenAt !== null) writtenAt = Math.max(writtenAt, written);
+      }
       propagationMs = Math.max(propagationMs, target?.propagationMs ?? 0);
     }
     await this.#scheduleNext();
-    return { writtenAt: entries.length === 0 ? this.#options.now() : writtenAt, propagationMs };
+    return {
+      writtenAt: writtenAt === 0 ? this.#options.now() : writtenAt,
+      propagationMs,
+      entries: outcomes,
+    };
   }
 
   /** Writes one entry if it is due; the epoch ms of the write, or null if it still waits. */
@@ -124,11 +157,15 @@ export class Outbox {
     if (now() < record.notBefore) return null;
     try {
       await target.apply(record.entry, this.#options.truth);
-    } catch {
+    } catch (error) {
       const attempts = record.attempts + 1;
-      this.#options.onFailure?.(target.name, record.entry, attempts);
+      // Targets throw messages that name a cause, never a value (see each target).
+      const lastError = error instanceof Error ? error.message.slice(0, 300) : "the write failed";
+      this.#options.onFailure?.(target.name, record.entry, attempts, lastError);
       const backoff = Math.min(maxBackoffMs, target.retryAfterMs * 2 ** (attempts - 1));
-      await storage.put({ [storageKey]: { ...record, attempts, notBefore: now() + backoff } });
+      await storage.put({
+        [storageKey]: { ...record, attempts, notBefore: now() + backoff, lastError },
+      });
       return null;
     }
     await storage.delete([storageKey]);

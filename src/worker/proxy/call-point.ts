@@ -32,6 +32,11 @@ export interface CallFacts {
   readonly eventId: string | null;
   /** The steps in order (one for provider-native and compat calls). */
   readonly steps: readonly AskedStep[];
+  /**
+   * The app's step index for the index of a step sent upstream, when the Worker sent each step
+   * once per key of its pool (or left out steps whose keys were all at their caps).
+   */
+  readonly stepOf?: (sent: number) => number;
 }
 
 /** The metadata entries and route a request names in `cf-aig-metadata`. */
@@ -70,7 +75,8 @@ export function servedStep(
 } {
   const headers = response?.headers;
   const named = headers?.get("cf-aig-step")?.trim();
-  const index = named !== undefined && /^\d+$/.test(named) ? Number(named) : null;
+  const sent = named !== undefined && /^\d+$/.test(named) ? Number(named) : null;
+  const index = sent === null || facts.stepOf === undefined ? sent : facts.stepOf(sent);
   const ok = response?.ok === true;
   const asked = facts.steps[index ?? (ok && facts.mode !== "dynamic" ? 0 : facts.steps.length - 1)];
   return {

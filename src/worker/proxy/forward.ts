@@ -4,7 +4,13 @@
  * with the status and `cf-aig-*` headers intact, the body streaming, and every secret of the call
  * scrubbed from headers and body. One Analytics Engine point is written when the body has been
  * passed on (or failed, or the app stopped reading). An unreachable gateway is a 502, never a 500.
+ *
+ * A call may have several attempts, one per key of its provider's pool: when an attempt answers
+ * 429, 401 or 403 and another remains, that answer is dropped and the next key is sent (the key's
+ * condition is recorded through the {@link CallObserver}); the app sees the last answer only.
  */
+
+import type { CallPoint } from "../analytics-schema.ts";
 import { WorkerError } from "../errors.ts";
 import type { HandlerContext } from "../handler-context.ts";
 import { type CallFacts, callPoint, writeCallPoint } from "./call-point.ts";
@@ -13,11 +19,24 @@ import { SecretScrubber } from "./scrub.ts";
 /** A request ready to go upstream. */
 export interface ForwardRequest {
   readonly target: string;
-  readonly init: RequestInit;
+  /** One per key to try, in order; a body must be replayable (text) when there are several. */
+  readonly attempts: readonly RequestInit[];
   readonly facts: CallFacts;
   /** Every secret the call carries: injected keys, the app token, the gateway token. */
   readonly secrets: readonly (string | undefined)[];
+  readonly observer?: CallObserver;
 }
+
+/** Told what became of a call, to keep each key's condition and usage. */
+export interface CallObserver {
+  /** Attempt `index` was answered (undefined: the gateway was not reached); before anything is passed on. */
+  answered(index: number, upstream: Response | undefined): void;
+  /** The call's point, once its body is done (tokens for `tpm`). */
+  completed(point: CallPoint): void;
+}
+
+/** Statuses after which the next key of the pool is sent instead. */
+const nextKeyStatuses = new Set([401, 403, 429]);
 
 /** Up to this much of a successful JSON answer is kept to read its usage. */
 const usageCopyBytes = 256 * 1024;
@@ -31,28 +50,42 @@ export async function forward(request: ForwardRequest, context: HandlerContext):
   // The point is built and written after the answer has gone, off the call's path.
   const record = (outcome: Parameters<typeof callPoint>[1]) =>
     context.execution.waitUntil(
-      Promise.resolve().then(() =>
-        writeCallPoint(context.events, callPoint(request.facts, outcome, config), context.logger),
-      ),
+      Promise.resolve().then(() => {
+        const point = callPoint(request.facts, outcome, config);
+        writeCallPoint(context.events, point, context.logger);
+        request.observer?.completed(point);
+      }),
     );
-  let upstream: Response;
-  try {
-    upstream = await context.fetch(request.target, { ...request.init, redirect: "manual" });
-  } catch {
-    record({
-      response: undefined,
-      latencyMs: context.now() - started,
-      errorCode: "gateway_unreachable",
-    });
-    throw new WorkerError({
-      status: 502,
-      code: "gateway_unreachable",
-      message: "The gateway could not be reached; check GATEWAY_URL and try again.",
-    });
+  let upstream: Response | undefined;
+  for (const [index, init] of request.attempts.entries()) {
+    try {
+      upstream = await context.fetch(request.target, { ...init, redirect: "manual" });
+    } catch {
+      request.observer?.answered(index, undefined);
+      record({
+        response: undefined,
+        latencyMs: context.now() - started,
+        errorCode: "gateway_unreachable",
+      });
+      throw new WorkerError({
+        status: 502,
+        code: "gateway_unreachable",
+        message: "The gateway could not be reached; check GATEWAY_URL and try again.",
+      });
+    }
+    request.observer?.answered(index, upstream);
+    if (!nextKeyStatuses.has(upstream.status) || index === request.attempts.length - 1) break;
+    await upstream.body?.cancel().catch(() => undefined);
   }
+  if (upstream === undefined) throw new Error("forward() needs at least one attempt");
   const latencyMs = context.now() - started;
   const scrubber = new SecretScrubber(request.secrets);
   const headers = scrubber.headers(upstream.headers);
+  const servedCopy = headers.get("cf-aig-step");
+  if (request.facts.stepOf !== undefined && servedCopy !== null && /^\d+$/.test(servedCopy)) {
+    // The gateway counts the steps it was sent (one per key); the app counts its own steps.
+    headers.set("cf-aig-step", String(request.facts.stepOf(Number(servedCopy))));
+  }
   const init = { status: upstream.status, statusText: upstream.statusText, headers };
   if (upstream.body === null) {
     record({ response: upstream, latencyMs });

@@ -10,15 +10,23 @@
  *   providers inside the gateway, so their keys must be stored in the gateway (BYOK); the Worker
  *   sends none for them.
  *
- * Providers listed in a gateway's `byok.providers` get no key either. Whatever credentials the
- * app sent are removed; the gateway token is added. Per call the Worker reads the app's record
- * and one record per provider from KV (in parallel with the app's limiter), writes nothing to KV,
- * and forwards the body untouched where it can (compat, provider-native) or with only the step
- * headers replaced (universal).
+ * A provider a gateway keeps in `byok.providers` gets no key from the Worker unless the Worker
+ * holds keys for it (then the Worker's, which the ledger also writes to the gateway's stored key).
+ * Whatever credentials the app sent are removed; the gateway token is added. Per call the Worker
+ * reads the app's record and one record per provider (its pool of keys) from KV, in parallel with
+ * the app's limiter, writes nothing to KV, and forwards the body untouched where it can (compat,
+ * provider-native) or with only the step headers replaced (universal).
+ *
+ * Pools: a universal step is sent once per usable key of its provider (at most
+ * {@link maxKeysPerStep}), so a 429 or 401/403 for one key moves the gateway to the next key
+ * before the next provider; `cf-aig-step` is mapped back to the app's step. A compat or
+ * provider-native call is re-sent with the next key by the Worker itself. Keys at a cap are not
+ * sent at all; when every key of every step is, the answer is a 429 `provider_at_cap`.
  */
 import type { GatewayConfig } from "../../config/schema.ts";
 import { isKnownProvider } from "../../providers/index.ts";
 import { parseBody } from "../admin-schemas.ts";
+import type { UsableKey } from "../edge-keys.ts";
 import { WorkerError } from "../errors.ts";
 import type { HandlerContext } from "../handler-context.ts";
 import { readJsonBody } from "../http/body.ts";
@@ -28,16 +36,18 @@ import { findGateway } from "../settings.ts";
 import { type AskedStep, type CallFacts, requestMetadata } from "./call-point.ts";
 import { forward } from "./forward.ts";
 import { addProviderAuth, stepHeaders, upstreamHeaders } from "./headers.ts";
+import { keyObserver, type SentKey, universalObserver } from "./pool-observer.ts";
 import {
   compatBodySchema,
   modelOf,
   noUsableKey,
-  type ResolvedKey,
-  resolveKeys,
+  providerAtCap,
+  type ResolvedPool,
+  resolvePools,
   universalBodySchema,
   unknownProvider,
 } from "./request-keys.ts";
-import { replaceStepHeaders } from "./universal-body.ts";
+import { rewriteSteps, type StepCopy } from "./universal-body.ts";
 
 /** Largest universal or compat body the proxy reads (provider-native bodies stream through). */
 export const maxProxyJsonBytes = 10 * 1024 * 1024;
@@ -100,6 +110,11 @@ function prepare(
   };
 }
 
+/** Most keys of one pool a universal step is sent with. */
+export const maxKeysPerStep = 4;
+/** Most steps sent upstream in one universal request. */
+const maxSentSteps = 20;
+
 /** `POST /v1/{account}/{gateway}`. */
 export async function proxyUniversal(
   request: Request,
@@ -110,24 +125,25 @@ export async function proxyUniversal(
   const target = prepare(request, params.account, params.gateway, caller, context);
   const body = await afterLimit(target, readJsonBody(request, { maxBytes: maxProxyJsonBytes }));
   const steps = parseBody(universalBodySchema, body.value);
-  const resolved = await resolveKeys(
+  const pools = await resolvePools(
     steps.map((step) => step.provider),
     target.gateway,
     context,
   );
-  if (resolved.every((item) => item.source === "missing")) throw noUsableKey(steps[0]!.provider);
-  const filled = steps.map((step, index) =>
-    stepHeaders(step.headers, step.provider, resolved[index]!.key),
-  );
+  if (pools.every((pool) => pool.source === "missing")) throw noUsableKey(steps[0]!.provider);
+  const sent = sentSteps(pools);
+  if (sent.length === 0) throw providerAtCap(pools, context.now());
+  const copies: StepCopy[] = sent.map(({ step, key }) => ({
+    step,
+    headers: stepHeaders(steps[step]!.headers, steps[step]!.provider, key?.key),
+  }));
   target.headers.set("content-type", "application/json");
   return forward(
     {
       target: target.url,
-      init: {
-        method: "POST",
-        headers: target.headers,
-        body: replaceStepHeaders(body.text, filled),
-      },
+      attempts: [
+        { method: "POST", headers: target.headers, body: rewriteSteps(body.text, copies) },
+      ],
       facts: {
         ...target.facts,
         mode: "universal",
@@ -135,13 +151,32 @@ export async function proxyUniversal(
         steps: steps.map((step, index) => ({
           provider: step.provider,
           model: modelOf(step),
-          keySource: resolved[index]!.source,
+          keySource: pools[index]!.source,
         })),
+        stepOf: (index) => sent[index]?.step ?? index,
       },
-      secrets: secretsOf(resolved, caller, context),
+      secrets: secretsOf(pools, caller, context),
+      observer: universalObserver(sent, context),
     },
     context,
   );
+}
+
+/** The steps sent upstream: each step once per key of its pool, skipping keys at their caps. */
+function sentSteps(pools: readonly ResolvedPool[]): SentKey[] {
+  const perStep = pools.map((pool, step) =>
+    pool.source === "current"
+      ? pool.keys.slice(0, maxKeysPerStep).map((key) => ({ step, provider: pool.provider, key }))
+      : [{ step, provider: pool.provider, key: undefined }],
+  );
+  // Past the gateway's step limit, the steps with the most keys give up their last ones.
+  let total = perStep.reduce((sum, copies) => sum + copies.length, 0);
+  while (total > maxSentSteps) {
+    const widest = perStep.reduce((best, copies) => (copies.length > best.length ? copies : best));
+    widest.pop();
+    total--;
+  }
+  return perStep.flat();
 }
 
 /** `POST /v1/{account}/{gateway}/compat/chat/completions`. */
@@ -157,33 +192,46 @@ export async function proxyCompat(
   const provider = model.slice(0, model.indexOf("/"));
   const modelName = model.slice(model.indexOf("/") + 1);
   const dynamic = provider === "dynamic";
-  let resolved: ResolvedKey = { key: undefined, source: "byok" };
+  let pool: ResolvedPool = { provider, source: "byok", keys: [], blocked: null };
   if (!dynamic) {
     if (!isKnownProvider(provider)) throw unknownProvider();
-    [resolved] = (await resolveKeys([provider], target.gateway, context)) as [ResolvedKey];
-    if (resolved.source === "missing") throw noUsableKey(provider);
-    if (resolved.key !== undefined) target.headers.set("authorization", `Bearer ${resolved.key}`);
+    [pool] = (await resolvePools([provider], target.gateway, context)) as [ResolvedPool];
+    if (pool.source === "missing") throw noUsableKey(provider);
+    if (pool.blocked !== null) throw providerAtCap([pool], context.now());
   }
   target.headers.set("content-type", "application/json");
   const step: AskedStep = dynamic
     ? { provider: "", model: null, keySource: "byok" }
-    : { provider, model: modelName, keySource: resolved.source };
+    : { provider, model: modelName, keySource: pool.source };
+  // The app's own bytes: nothing in a compat body changes.
+  const attempts = keyAttempts(pool, (key) => {
+    const headers = new Headers(target.headers);
+    if (key !== undefined) headers.set("authorization", `Bearer ${key.key}`);
+    return { method: "POST", headers, body: body.text };
+  });
   return forward(
     {
       target: target.url,
-      // The app's own bytes: nothing in a compat body changes.
-      init: { method: "POST", headers: target.headers, body: body.text },
+      attempts: attempts.map((attempt) => attempt.init),
       facts: {
         ...target.facts,
         mode: dynamic ? "dynamic" : "compat",
         route: target.facts.route ?? (dynamic ? model : ""),
         steps: dynamic ? [] : [step],
       },
-      secrets: secretsOf([resolved], caller, context),
+      secrets: secretsOf([pool], caller, context),
+      observer: keyObserver(
+        provider,
+        attempts.map((attempt) => attempt.key),
+        context,
+      ),
     },
     context,
   );
 }
+
+/** Largest provider-native body held back so it can be sent again with another key. */
+const replayableBytes = 1024 * 1024;
 
 /** `/v1/{account}/{gateway}/{provider}/{path}`: any method, the body streams through. */
 export async function proxyNative(
@@ -195,33 +243,59 @@ export async function proxyNative(
   const target = prepare(request, params.account, params.gateway, caller, context);
   const { provider } = params;
   const known = isKnownProvider(provider);
-  const keys = known ? resolveKeys([provider], target.gateway, context) : undefined;
-  keys?.catch(() => undefined);
+  const pools = known ? resolvePools([provider], target.gateway, context) : undefined;
+  pools?.catch(() => undefined);
   await afterLimit(target, Promise.resolve());
-  if (!known || keys === undefined) throw unknownProvider();
-  const [resolved] = (await keys) as [ResolvedKey];
-  if (resolved.source === "missing") throw noUsableKey(provider);
-  addProviderAuth(target.headers, provider, resolved.key);
+  if (!known || pools === undefined) throw unknownProvider();
+  const [pool] = (await pools) as [ResolvedPool];
+  if (pool.source === "missing") throw noUsableKey(provider);
+  if (pool.blocked !== null) throw providerAtCap([pool], context.now());
   const hasBody = request.method !== "GET" && request.method !== "HEAD";
+  // A short body of known length is held so the next key can be sent; any other streams once.
+  const length = Number(request.headers.get("content-length") ?? Number.NaN);
+  const replayable = !hasBody || (length >= 0 && length <= replayableBytes);
+  const bytes =
+    hasBody && replayable && pool.keys.length > 1 ? await request.arrayBuffer() : undefined;
+  const usable = replayable ? pool : { ...pool, keys: pool.keys.slice(0, 1) };
+  const attempts = keyAttempts(usable, (key) => {
+    const headers = new Headers(target.headers);
+    addProviderAuth(headers, provider, key?.key);
+    return {
+      method: request.method,
+      headers,
+      // The app's body streams through untouched (its length kept).
+      body: hasBody ? (bytes ?? request.body) : null,
+    };
+  });
   return forward(
     {
       target: target.url,
-      // The app's body streams through untouched (its length kept).
-      init: {
-        method: request.method,
-        headers: target.headers,
-        body: hasBody ? request.body : null,
-      },
+      attempts: attempts.map((attempt) => attempt.init),
       facts: {
         ...target.facts,
         mode: "provider",
         route: target.facts.route ?? "",
-        steps: [{ provider, model: null, keySource: resolved.source }],
+        steps: [{ provider, model: null, keySource: pool.source }],
       },
-      secrets: secretsOf([resolved], caller, context),
+      secrets: secretsOf([pool], caller, context),
+      observer: keyObserver(
+        provider,
+        attempts.map((attempt) => attempt.key),
+        context,
+      ),
     },
     context,
   );
+}
+
+/** One request per key of the pool (at most {@link maxKeysPerStep}); one without a key for BYOK. */
+function keyAttempts(
+  pool: ResolvedPool,
+  build: (key: UsableKey | undefined) => RequestInit,
+): { init: RequestInit; key: UsableKey | undefined }[] {
+  const keys: (UsableKey | undefined)[] =
+    pool.keys.length === 0 ? [undefined] : pool.keys.slice(0, maxKeysPerStep);
+  return keys.map((key) => ({ init: build(key), key }));
 }
 
 /** Waits for the limiter's answer first, so an app over its limit always gets the 429. */
@@ -240,9 +314,13 @@ async function afterLimit<Value>(target: ProxyTarget, work: Promise<Value>): Pro
 }
 
 function secretsOf(
-  resolved: readonly ResolvedKey[],
+  pools: readonly ResolvedPool[],
   caller: ProxyCaller,
   context: HandlerContext,
 ): (string | undefined)[] {
-  return [...resolved.map((item) => item.key), caller.token, context.settings.gatewayToken];
+  return [
+    ...pools.flatMap((pool) => pool.keys.map((key) => key.key)),
+    caller.token,
+    context.settings.gatewayToken,
+  ];
 }

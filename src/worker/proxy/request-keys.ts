@@ -1,19 +1,33 @@
 /**
  * @module
  * The proxy's request shapes (the universal and compat bodies, as zod schemas) and how it finds
- * the key for each provider a call names: one edge read per distinct provider, in parallel;
- * BYOK providers and providers without a key get none.
+ * the keys for each provider a call names: one edge read per distinct provider (its whole pool),
+ * in parallel, ordered for this call by the isolate's `KeyPoolTracker`. A provider the gateway
+ * keeps in BYOK and the Worker holds no key for gets none (the gateway adds its stored key); a
+ * provider whose keys the Worker holds gets them, BYOK or not, so proxied and `dynamic/<route>`
+ * calls follow the same rotations.
  */
 import { z } from "zod";
 import type { GatewayConfig } from "../../config/schema.ts";
 import { isKnownProvider } from "../../providers/index.ts";
+import type { UsableKey } from "../edge-keys.ts";
 import { WorkerError } from "../errors.ts";
 import type { HandlerContext } from "../handler-context.ts";
 
 /** Where a step's key came from. */
 export type KeySource = "current" | "byok" | "missing";
 
-/** The key a step gets, if any. */
+/** The keys a provider gets for one call. */
+export interface ResolvedPool {
+  readonly provider: string;
+  readonly source: KeySource;
+  /** In the order to try them; empty for `byok` and `missing`, and when every key is blocked. */
+  readonly keys: readonly UsableKey[];
+  /** Set when the Worker holds keys for the provider but none may be sent now (at a cap). */
+  readonly blocked: { readonly until: number; readonly reason: string } | null;
+}
+
+/** The key a single-provider step gets, if any. */
 export interface ResolvedKey {
   readonly key: string | undefined;
   readonly source: KeySource;
@@ -42,20 +56,23 @@ export const compatBodySchema = z.looseObject({
     }),
 });
 
-/** The key for each provider: one KV read per distinct provider, all in parallel. */
-export async function resolveKeys(
+/** The pool of each provider: one KV read per distinct provider, all in parallel. */
+export async function resolvePools(
   providers: readonly string[],
   gateway: GatewayConfig,
   context: HandlerContext,
-): Promise<ResolvedKey[]> {
+): Promise<ResolvedPool[]> {
   const distinct = [...new Set(providers)];
+  const { caps } = context.settings.config.keys;
   const found = await Promise.all(
-    distinct.map(async (provider): Promise<ResolvedKey> => {
-      if (gateway.byok?.providers.includes(provider)) return { key: undefined, source: "byok" };
-      const usable = await context.edge.usableKey(provider);
-      return usable === undefined
-        ? { key: undefined, source: "missing" }
-        : { key: usable.key, source: "current" };
+    distinct.map(async (provider): Promise<ResolvedPool> => {
+      const keys = await context.edge.usableKeys(provider);
+      if (keys.length === 0) {
+        const source = gateway.byok?.providers.includes(provider) ? "byok" : "missing";
+        return { provider, source, keys: [], blocked: null };
+      }
+      const plan = context.pools.plan(provider, keys, caps[provider], context.now());
+      return { provider, source: "current", keys: plan.keys, blocked: plan.blocked };
     }),
   );
   const byProvider = new Map(distinct.map((provider, index) => [provider, found[index]!]));
@@ -86,5 +103,19 @@ export function noUsableKey(provider: string): WorkerError {
     status: 503,
     code: "no_usable_key",
     message: `The Worker holds no usable key for ${provider}: rotate one in with \`stepwise rotate ${provider} --key-file <file>\`, or store it in the gateway (byok.providers).`,
+  });
+}
+
+/** Every key of the provider's pool is at a cap: a certain 429, so nothing is sent. */
+export function providerAtCap(pools: readonly ResolvedPool[], now: number): WorkerError {
+  const blocked = pools.filter((pool) => pool.blocked !== null);
+  const until = Math.min(...blocked.map((pool) => pool.blocked!.until));
+  const seconds = Math.max(1, Math.ceil((until - now) / 1000));
+  const reasons = blocked.map((pool) => `${pool.provider} (${pool.blocked!.reason})`).join(", ");
+  return new WorkerError({
+    status: 429,
+    code: "provider_at_cap",
+    message: `Every key of ${reasons} is at its provider's limit; retry after ${seconds} s, or add a key to the pool (stepwise rotate <provider> --pool-key <name>).`,
+    headers: { "retry-after": String(seconds) },
   });
 }

@@ -15,26 +15,47 @@ export function replaceStepHeaders(
   text: string,
   headers: readonly Readonly<Record<string, string>>[],
 ): string {
-  const scanner = new JsonScanner(text);
-  const parts: string[] = ["["];
-  scanner.expect("[");
-  let index = 0;
-  while (!scanner.consumeIf("]")) {
-    if (index > 0) {
-      scanner.expect(",");
-      parts.push(",");
-    }
-    parts.push(rewriteStep(scanner, headers[index] ?? {}));
-    index++;
-  }
-  parts.push("]");
-  return parts.join("");
+  return rewriteSteps(
+    text,
+    headers.map((stepHeaders, step) => ({ step, headers: stepHeaders })),
+  );
 }
 
-function rewriteStep(scanner: JsonScanner, headers: Readonly<Record<string, string>>): string {
+/** One step of the body sent upstream: a copy of the app's step `step` with its own headers. */
+export interface StepCopy {
+  readonly step: number;
+  readonly headers: Readonly<Record<string, string>>;
+}
+
+/**
+ * The body as the given copies of the app's steps, in order (a step may appear several times,
+ * once per key of its provider's pool, or not at all), each with its `headers` replaced.
+ * @param text a JSON array of objects (already validated)
+ */
+export function rewriteSteps(text: string, copies: readonly StepCopy[]): string {
+  const scanner = new JsonScanner(text);
+  const steps: { members: string[]; headersAt: number }[] = [];
+  scanner.expect("[");
+  while (!scanner.consumeIf("]")) {
+    if (steps.length > 0) scanner.expect(",");
+    steps.push(readStep(scanner));
+  }
+  const parts = copies.map(({ step, headers }) => {
+    const { members, headersAt } = steps[step]!;
+    const replacement = `"headers":${JSON.stringify(headers)}`;
+    const written =
+      headersAt === -1
+        ? [...members, replacement]
+        : members.map((member, index) => (index === headersAt ? replacement : member));
+    return `{${written.join(",")}}`;
+  });
+  return `[${parts.join(",")}]`;
+}
+
+/** A step's members as written (a second `headers` member dropped), and where `headers` is. */
+function readStep(scanner: JsonScanner): { members: string[]; headersAt: number } {
   const members: string[] = [];
-  const replacement = `"headers":${JSON.stringify(headers)}`;
-  let replaced = false;
+  let headersAt = -1;
   let first = true;
   scanner.expect("{");
   while (!scanner.consumeIf("}")) {
@@ -48,12 +69,13 @@ function rewriteStep(scanner: JsonScanner, headers: Readonly<Record<string, stri
     scanner.skipValue();
     const valueText = scanner.text.slice(valueStart, scanner.position);
     if (key === "headers") {
-      if (!replaced) members.push(replacement);
-      replaced = true;
+      if (headersAt === -1) {
+        headersAt = members.length;
+        members.push("");
+      }
     } else members.push(`${keyText}:${valueText}`);
   }
-  if (!replaced) members.push(replacement);
-  return `{${members.join(",")}}`;
+  return { members, headersAt };
 }
 
 /** A cursor over JSON text that is known to be valid. */
