@@ -31,7 +31,6 @@ export type { FetchFunction, WorkerLogger } from "./handler-context.ts";
 export type { HealthDocument, ModelHealthEntry } from "./health/health-report.ts";
 export { ModelHealthBook } from "./health/model-health-book.ts";
 export {
-  defaultKeyName,
   type EdgeKeyRecord,
   type EdgePoolKey,
   type EdgePoolRecord,
