@@ -28,6 +28,7 @@ import {
 const testSecrets = {
   "stepwise:rotateToken": "test-rotate-token-3f9a71c2",
   "stepwise:gatewayToken": "test-gateway-token-8be0d5a4",
+  "stepwise:secretsStoreToken": "test-secrets-store-token-5d21",
   "cloudflare:apiToken": "test-cloudflare-api-token-11aa",
   "stepwise:byokKeys": JSON.stringify(devStackByokKeys),
 };
@@ -35,6 +36,7 @@ const testSecrets = {
 const secretValues = [
   testSecrets["stepwise:rotateToken"],
   testSecrets["stepwise:gatewayToken"],
+  testSecrets["stepwise:secretsStoreToken"],
   testSecrets["cloudflare:apiToken"],
   ...Object.values(devStackByokKeys),
 ];
@@ -363,14 +365,30 @@ describe("the example stack", () => {
     const byName = Object.fromEntries(bindings.map((binding) => [binding.name, binding]));
     expect(bindings.map((binding) => binding.name)).toEqual([
       "APP_LIMITER",
+      "BYOK_STORE_ID",
+      "CLOUDFLARE_API_URL",
       "EVENTS",
       "GATEWAY_TOKEN",
       "GATEWAY_URL",
       "KEY_LEDGER",
       "KEYS",
+      "PROVIDER_MONITOR",
       "ROTATE_TOKEN",
+      "SECRETS_STORE_TOKEN",
       "STEPWISE_CONFIG",
     ]);
+    // Rotations reach the BYOK gateways' stored keys: the token (a secret) and their store.
+    expect(byName.SECRETS_STORE_TOKEN).toEqual({
+      name: "SECRETS_STORE_TOKEN",
+      type: "secret_text",
+      text: testSecrets["stepwise:secretsStoreToken"],
+    });
+    expect(byName.BYOK_STORE_ID).toMatchObject({ type: "plain_text" });
+    expect(byName.CLOUDFLARE_API_URL).toEqual({
+      name: "CLOUDFLARE_API_URL",
+      type: "plain_text",
+      text: "https://api.cloudflare.com/client/v4",
+    });
     expect(byName.KEYS).toEqual({
       name: "KEYS",
       type: "kv_namespace",

@@ -110,6 +110,7 @@ beforeAll(async () => {
     secrets: {
       rotateToken: pulumi.secret("rotate"),
       gatewayToken: pulumi.secret("gateway"),
+      secretsStoreToken: pulumi.secret("secrets-store"),
       byokKeys: devStackByokKeys,
     },
     workerBundlePath: fixtureBundlePath,
