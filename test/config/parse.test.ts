@@ -35,6 +35,13 @@ describe("parseConfig", () => {
       maxAgeDays: 90,
       historyHours: 24,
       graceSeconds: 60,
+      caps: {},
+    });
+    expect(config.worker.healthProbe).toEqual({
+      enabled: false,
+      slowMs: 5000,
+      slowMsPerModel: {},
+      probationSeconds: 900,
     });
     expect(config.worker.name).toBe("stepwise-keys");
     expect(config.worker.gatewayUrl).toBe("https://gateway.ai.cloudflare.com");
