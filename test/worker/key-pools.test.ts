@@ -70,6 +70,8 @@ function gatewayWith(limited: Set<string>, served: string[]): GatewayBehaviour {
       status,
       headers: {
         "content-type": "application/json",
+        // The gateway names the step whenever a provider answered.
+        "cf-aig-step": "0",
         ...(status === 429 ? { "retry-after": "30" } : {}),
       },
     });
@@ -168,6 +170,36 @@ describe("key pools: several keys per provider", () => {
       usage: { rateLimited: 1 },
     });
     expect(Date.parse(view.pool[0].health.until) - harness.now()).toBeLessThanOrEqual(30_000);
+  });
+});
+
+describe("the gateway's own refusals are not the key's", () => {
+  it("a gateway rate limit (429 without cf-aig-step) is passed on, not retried with the next key, and cools no key", async () => {
+    const harness = createHarness();
+    await harness.rotate("openai", "sk-openai-first-00001");
+    await harness.advance(1000);
+    await harness.call("PUT", "/keys/openai/second", { body: { key: "sk-openai-second-0002" } });
+    harness.setGateway(
+      () =>
+        new Response('{"success":false,"error":[{"code":2003,"message":"Rate limited"}]}', {
+          status: 429,
+          headers: { "content-type": "application/json" },
+        }),
+    );
+    const app = await harness.createApp();
+    const path = `/v1/${accountId}/chat/openai/chat/completions`;
+    const refused = await harness.call("POST", path, {
+      token: app.token,
+      body: "{}",
+      headers: { "content-length": "2" },
+    });
+    expect(refused.status).toBe(429);
+    expect(harness.gatewayCalls).toHaveLength(1);
+    const view = (await harness.call("GET", "/keys/openai")).json();
+    expect(view.pool.map((key: { health: { state: string } }) => key.health.state)).toEqual([
+      "available",
+      "available",
+    ]);
   });
 });
 

@@ -5,14 +5,16 @@
  * scrubbed from headers and body. One Analytics Engine point is written when the body has been
  * passed on (or failed, or the app stopped reading). An unreachable gateway is a 502, never a 500.
  *
- * A call may have several attempts, one per key of its provider's pool: when an attempt answers
- * 429, 401 or 403 and another remains, that answer is dropped and the next key is sent (the key's
- * condition is recorded through the {@link CallObserver}); the app sees the last answer only.
+ * A call may have several attempts, one per key of its provider's pool: when the provider (not the
+ * gateway's own limits) answers 429, 401 or 403 and another attempt remains, that answer is
+ * dropped and the next key is sent (the key's condition is recorded through the
+ * {@link CallObserver}); the app sees the last answer only.
  */
 
 import type { CallPoint } from "../analytics-schema.ts";
 import { WorkerError } from "../errors.ts";
 import type { HandlerContext } from "../handler-context.ts";
+import { answeredByProvider } from "../pool/quota-headers.ts";
 import { type CallFacts, callPoint, writeCallPoint } from "./call-point.ts";
 import { SecretScrubber } from "./scrub.ts";
 
@@ -74,7 +76,8 @@ export async function forward(request: ForwardRequest, context: HandlerContext):
       });
     }
     request.observer?.answered(index, upstream);
-    if (!nextKeyStatuses.has(upstream.status) || index === request.attempts.length - 1) break;
+    const keyRefused = nextKeyStatuses.has(upstream.status) && answeredByProvider(upstream.headers);
+    if (!keyRefused || index === request.attempts.length - 1) break;
     await upstream.body?.cancel().catch(() => undefined);
   }
   if (upstream === undefined) throw new Error("forward() needs at least one attempt");

@@ -10,7 +10,7 @@
 import type { CallPoint } from "../analytics-schema.ts";
 import type { UsableKey } from "../edge-keys.ts";
 import type { HandlerContext } from "../handler-context.ts";
-import { readQuota } from "../pool/quota-headers.ts";
+import { answeredByProvider, readQuota } from "../pool/quota-headers.ts";
 import type { CallObserver } from "./forward.ts";
 
 /** One step as sent upstream: the app's step, its provider and the key it carries. */
@@ -33,6 +33,14 @@ export function keyObserver(
       if (key === undefined) return;
       const now = context.now();
       context.pools.sent(provider, key, now);
+      // The gateway's own refusals (its limits, its token) say nothing about the key.
+      if (
+        upstream !== undefined &&
+        isKeyStatus(upstream.status) &&
+        !answeredByProvider(upstream.headers)
+      ) {
+        return;
+      }
       const quota = upstream === undefined ? null : readQuota(upstream.headers, now);
       context.pools.settle(
         provider,
@@ -57,7 +65,9 @@ export function universalObserver(sent: readonly SentKey[], context: HandlerCont
       if (upstream === undefined) return;
       const now = context.now();
       const named = upstream.headers.get("cf-aig-step");
-      const index = named !== null && /^\d+$/.test(named) ? Number(named) : sent.length - 1;
+      // Without it the gateway itself answered (its rate or spend limit): no key is to blame.
+      if (named === null || !/^\d+$/.test(named)) return;
+      const index = Number(named);
       const copy = sent[index];
       if (copy === undefined) return;
       served = copy;
@@ -116,4 +126,9 @@ function syncSoon(context: HandlerContext, provider: string): void {
         () => context.pools.restore(provider, reports),
       ),
   );
+}
+
+/** Statuses that can be about a key, and that the gateway also answers for itself. */
+function isKeyStatus(status: number): boolean {
+  return status === 401 || status === 403 || status === 429;
 }
