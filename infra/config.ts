@@ -29,6 +29,11 @@ export interface StackSecrets {
    * the "Secrets Store Edit" permission only), so rotations reach the BYOK secrets.
    */
   readonly secretsStoreToken?: pulumi.Input<string> | undefined;
+  /**
+   * `stepwise:analyticsApiToken`, bound to the Worker as `ANALYTICS_API_TOKEN` (an API token with
+   * "Account Analytics Read" only): the cron's daily summary runs with it.
+   */
+  readonly analyticsApiToken?: pulumi.Input<string> | undefined;
   /** `stepwise:byokKeys.<provider>`, stored in Secrets Store for BYOK gateways. */
   readonly byokKeys?: Readonly<Record<string, pulumi.Input<string>>> | undefined;
   /**
@@ -59,6 +64,7 @@ export function readStackConfig(): StackConfig {
     gatewayToken: settings.getSecret("gatewayToken"),
     rotateToken: settings.getSecret("rotateToken"),
     secretsStoreToken: settings.getSecret("secretsStoreToken"),
+    analyticsApiToken: settings.getSecret("analyticsApiToken"),
     cloudflareApiToken: new pulumi.Config("cloudflare").getSecret("apiToken"),
     byokKeys: byokKeys
       ? Object.fromEntries(

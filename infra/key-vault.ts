@@ -4,7 +4,7 @@
  * wrangler's dry-run bundle with its Durable Object classes (`KeyLedger`, the single writer;
  * `AppLimiter`, per-app counters) and their migrations, bound to the Workers KV namespace it
  * writes through to (created here), its secrets, the config and an Analytics Engine dataset —
- * with its cron trigger and its workers.dev route. With `secretsStoreToken` and `byokStoreId`,
+ * with its cron trigger (and the daily summary's dataset and token) and its workers.dev route. With `secretsStoreToken` and `byokStoreId`,
  * its rotations also overwrite the BYOK gateways' stored keys.
  */
 import path from "node:path";
@@ -14,6 +14,7 @@ import { defaultWorkerBundlePath } from "./paths.ts";
 import { workerUrl } from "./urls.ts";
 import { workerBindings, workerMigrations } from "./worker-bindings.ts";
 import { readWorkerBundle } from "./worker-bundle.ts";
+import { workerSchedules } from "./worker-schedules.ts";
 
 export interface KeyVaultArgs {
   /** Cloudflare account id. Required. */
@@ -33,8 +34,11 @@ export interface KeyVaultArgs {
   readonly compatibilityDate: pulumi.Input<string>;
   /** Runtime flags, as in `wrangler.jsonc`. Default: none. */
   readonly compatibilityFlags?: pulumi.Input<pulumi.Input<string>[]>;
-  /** Cron schedule of the key sweep and health probe. Default: every 15 minutes. */
-  readonly cron?: pulumi.Input<string>;
+  /**
+   * Cron schedule of the key sweep and health probe. Default: every 15 minutes. With
+   * `analyticsApiToken`, `0 1 * * *` is added unless it already fires at 01:00 UTC every day.
+   */
+  readonly cron?: string;
   /** Admin token of the rotation API; keep it a Pulumi secret. Required. */
   readonly rotateToken: pulumi.Input<string>;
   /** Gateway token the Worker sends as `cf-aig-authorization`. Default: not bound. */
@@ -45,6 +49,14 @@ export interface KeyVaultArgs {
   readonly configJson: pulumi.Input<string>;
   /** Analytics Engine dataset bound as `EVENTS`. Default: `stepwise_events`. */
   readonly eventsDataset?: pulumi.Input<string>;
+  /** Analytics Engine dataset bound as `DAILY_SUMMARY`. Default: `stepwise_daily`. */
+  readonly dailySummaryDataset?: pulumi.Input<string>;
+  /**
+   * API token with "Account Analytics Read" and nothing else, bound as `ANALYTICS_API_TOKEN`: the
+   * cron's 01:00 UTC run writes yesterday's summary per route to `DAILY_SUMMARY` with it. Keep it
+   * a Pulumi secret. Default: not bound (no daily summary).
+   */
+  readonly analyticsApiToken?: pulumi.Input<string>;
   /**
    * API token with the account's "Secrets Store Edit" permission and nothing else, bound as
    * `SECRETS_STORE_TOKEN`: rotations overwrite the gateways' BYOK secrets with it. Keep it a
@@ -126,6 +138,8 @@ export class KeyVault extends pulumi.ComponentResource {
         gatewayUrl: args.gatewayUrl ?? "https://gateway.ai.cloudflare.com",
         configJson: args.configJson,
         eventsDataset: args.eventsDataset ?? "stepwise_events",
+        dailySummaryDataset: args.dailySummaryDataset ?? "stepwise_daily",
+        analyticsApiToken: args.analyticsApiToken,
         secretsStoreToken: args.secretsStoreToken,
         byokStoreId: args.byokStoreId ?? "",
         cloudflareApiUrl: args.cloudflareApiUrl ?? "https://api.cloudflare.com/client/v4",
@@ -142,7 +156,10 @@ export class KeyVault extends pulumi.ComponentResource {
       {
         accountId: args.accountId,
         scriptName: this.script.scriptName,
-        schedules: [{ cron: args.cron ?? "*/15 * * * *" }],
+        schedules: workerSchedules(
+          args.cron ?? "*/15 * * * *",
+          args.analyticsApiToken !== undefined,
+        ).map((cron) => ({ cron })),
       },
       { parent: this },
     );

@@ -147,6 +147,10 @@ export function buildStack(config: StepwiseConfig, options: BuildStackOptions = 
           gatewayUrl: config.worker.gatewayUrl,
           configJson: worker.configJson,
           eventsDataset: worker.wrangler.eventsDataset ?? "stepwise_events",
+          dailySummaryDataset: worker.wrangler.dailySummaryDataset ?? "stepwise_daily",
+          ...(secrets.analyticsApiToken === undefined
+            ? {}
+            : { analyticsApiToken: secrets.analyticsApiToken }),
           // Rotations through the Worker overwrite the BYOK secrets of the providers it holds.
           ...(byok === undefined ? {} : { byokStoreId: byok.storeId }),
           ...(secrets.secretsStoreToken === undefined

@@ -31,6 +31,12 @@ export const workerBindingNames = {
   config: "STEPWISE_CONFIG",
   /** Analytics Engine dataset, one data point per proxied call. */
   events: "EVENTS",
+  /** The name of the `EVENTS` dataset, which the daily summary queries through the SQL API. */
+  eventsDataset: "EVENTS_DATASET",
+  /** Analytics Engine dataset of the cron's daily summary, one point per route and day. */
+  dailySummary: "DAILY_SUMMARY",
+  /** API token with Account Analytics Read only, for the daily summary's query (secret). */
+  analyticsApiToken: "ANALYTICS_API_TOKEN",
   /** API token allowed to edit Secrets Store only: rotations overwrite BYOK secrets (secret). */
   secretsStoreToken: "SECRETS_STORE_TOKEN",
   /** The Secrets Store of the BYOK gateways (their `store_id`). */
@@ -50,6 +56,10 @@ export interface WorkerBindingInputs {
   readonly gatewayUrl: pulumi.Input<string>;
   readonly configJson: pulumi.Input<string>;
   readonly eventsDataset: pulumi.Input<string>;
+  /** Dataset bound as `DAILY_SUMMARY`; bound only when set. */
+  readonly dailySummaryDataset?: pulumi.Input<string> | undefined;
+  /** Bound only when set (the daily summary is off without it). */
+  readonly analyticsApiToken?: pulumi.Input<string> | undefined;
   /** Bound only when set. */
   readonly secretsStoreToken?: pulumi.Input<string> | undefined;
   /** Empty when no gateway keeps keys in Secrets Store. */
@@ -72,6 +82,7 @@ export function workerBindings(
     { name: workerBindingNames.gatewayUrl, type: "plain_text", text: inputs.gatewayUrl },
     { name: workerBindingNames.config, type: "plain_text", text: inputs.configJson },
     { name: workerBindingNames.events, type: "analytics_engine", dataset: inputs.eventsDataset },
+    { name: workerBindingNames.eventsDataset, type: "plain_text", text: inputs.eventsDataset },
     { name: workerBindingNames.byokStoreId, type: "plain_text", text: inputs.byokStoreId },
     {
       name: workerBindingNames.cloudflareApiUrl,
@@ -89,6 +100,20 @@ export function workerBindings(
       name: workerBindingNames.gatewayToken,
       type: "secret_text",
       text: inputs.gatewayToken,
+    });
+  }
+  if (inputs.dailySummaryDataset !== undefined) {
+    bindings.push({
+      name: workerBindingNames.dailySummary,
+      type: "analytics_engine",
+      dataset: inputs.dailySummaryDataset,
+    });
+  }
+  if (inputs.analyticsApiToken !== undefined) {
+    bindings.push({
+      name: workerBindingNames.analyticsApiToken,
+      type: "secret_text",
+      text: inputs.analyticsApiToken,
     });
   }
   if (inputs.secretsStoreToken !== undefined) {
@@ -133,6 +158,7 @@ export const secretConfigKeys = [
   "rotateToken",
   "byokKeys",
   "secretsStoreToken",
+  "analyticsApiToken",
 ] as const;
 
 /** The config without its secrets: what may be stored as plain text. */
@@ -144,6 +170,7 @@ export function withoutSecrets(
     rotateToken: _rotateToken,
     byokKeys: _byokKeys,
     secretsStoreToken: _secretsStoreToken,
+    analyticsApiToken: _analyticsApiToken,
     ...rest
   } = config;
   return rest;

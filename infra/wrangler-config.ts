@@ -1,7 +1,7 @@
 /**
  * @module
  * The settings of `wrangler.jsonc` that the Pulumi-deployed Worker must share with what wrangler
- * itself would deploy: compatibility date and flags, the Analytics Engine dataset, the Durable
+ * itself would deploy: compatibility date and flags, the Analytics Engine datasets, the Durable
  * Object bindings and their migrations.
  */
 import { readFileSync } from "node:fs";
@@ -27,6 +27,8 @@ export interface WranglerSettings {
   readonly compatibilityFlags: readonly string[];
   /** The Analytics Engine dataset bound as `EVENTS`, if any. */
   readonly eventsDataset: string | undefined;
+  /** The Analytics Engine dataset bound as `DAILY_SUMMARY` (the cron's daily summary), if any. */
+  readonly dailySummaryDataset: string | undefined;
   /** `durable_objects.bindings`, by binding name. */
   readonly durableObjects: readonly DurableObjectBinding[];
   /** `migrations`, oldest first. */
@@ -67,11 +69,15 @@ export function readWranglerSettings(
   const datasets = Array.isArray(raw.analytics_engine_datasets)
     ? (raw.analytics_engine_datasets as { binding?: unknown; dataset?: unknown }[])
     : [];
-  const events = datasets.find((entry) => entry.binding === "EVENTS");
+  const datasetOf = (binding: string) => {
+    const dataset = datasets.find((entry) => entry.binding === binding)?.dataset;
+    return typeof dataset === "string" ? dataset : undefined;
+  };
   return {
     compatibilityDate,
     compatibilityFlags: flags.filter((flag): flag is string => typeof flag === "string"),
-    eventsDataset: typeof events?.dataset === "string" ? events.dataset : undefined,
+    eventsDataset: datasetOf("EVENTS"),
+    dailySummaryDataset: datasetOf("DAILY_SUMMARY"),
     durableObjects: readDurableObjects(raw, configPath),
     migrations: readMigrations(raw, configPath),
     raw,

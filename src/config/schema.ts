@@ -377,6 +377,11 @@ export const configShapeSchema = z.strictObject({
    */
   secretsStoreToken: secretStringSchema.optional(),
   /**
+   * API token with the account's "Account Analytics Read" permission and nothing else (Pulumi
+   * secret): the companion Worker's cron writes a daily summary point per route with it.
+   */
+  analyticsApiToken: secretStringSchema.optional(),
+  /**
    * Provider keys for BYOK gateways, stored by Pulumi in Secrets Store (Pulumi secrets:
    * `pulumi config set --secret --path 'stepwise:byokKeys.anthropic' sk-...`).
    */

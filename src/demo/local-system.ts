@@ -76,6 +76,7 @@ export async function startLocalSystem(options: StartLocalSystemOptions): Promis
       rotateToken: _rotateToken,
       byokKeys: _byokKeys,
       secretsStoreToken: _secretsStoreToken,
+      analyticsApiToken: _analyticsApiToken,
       ...publicConfig
     } = config;
     const byokGateway = config.gateways.find((gateway) => gateway.byok !== undefined);

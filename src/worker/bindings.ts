@@ -115,4 +115,10 @@ export interface WorkerEnv {
   BYOK_STORE_ID?: string;
   /** Cloudflare's API base; empty = `https://api.cloudflare.com/client/v4` (the emulator's locally). */
   CLOUDFLARE_API_URL?: string;
+  /** Dataset the cron's daily summary writes one point per route and day to (optional). */
+  DAILY_SUMMARY?: AnalyticsDatasetLike;
+  /** API token with Account Analytics Read only, for the daily summary (Worker secret; optional). */
+  ANALYTICS_API_TOKEN?: string;
+  /** The `EVENTS` dataset's name, which the daily summary queries; empty = `stepwise_events`. */
+  EVENTS_DATASET?: string;
 }

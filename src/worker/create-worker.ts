@@ -130,7 +130,7 @@ export function createWorker(options: WorkerOptions = {}): StepwiseWorker {
       const context = contextFor(env, execution);
       execution.waitUntil(
         runDailySummary({
-          env: env as DailySummaryEnv,
+          env: dailySummaryEnv(env),
           accountId: context.settings.config.accountId,
           scheduledTime: controller.scheduledTime,
           fetch: context.fetch,
@@ -139,5 +139,15 @@ export function createWorker(options: WorkerOptions = {}): StepwiseWorker {
       );
     },
     runScheduled: (env, execution = { waitUntil: () => undefined }) => run(env, execution),
+  };
+}
+
+/** What the daily summary reads: its bindings, and Cloudflare's API base (the emulator's locally). */
+function dailySummaryEnv(env: WorkerEnv): DailySummaryEnv {
+  return {
+    DAILY_SUMMARY: env.DAILY_SUMMARY,
+    ANALYTICS_API_TOKEN: env.ANALYTICS_API_TOKEN,
+    EVENTS_DATASET: env.EVENTS_DATASET,
+    ANALYTICS_API_URL: env.CLOUDFLARE_API_URL,
   };
 }

@@ -73,6 +73,7 @@ function readConfig(raw: unknown): StepwiseConfig {
       rotateToken: _rotateToken,
       byokKeys: _byokKeys,
       secretsStoreToken: _secretsStoreToken,
+      analyticsApiToken: _analyticsApiToken,
       ...rest
     } = value as Record<string, unknown>;
     value = rest;

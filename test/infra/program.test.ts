@@ -29,6 +29,7 @@ const testSecrets = {
   "stepwise:rotateToken": "test-rotate-token-3f9a71c2",
   "stepwise:gatewayToken": "test-gateway-token-8be0d5a4",
   "stepwise:secretsStoreToken": "test-secrets-store-token-5d21",
+  "stepwise:analyticsApiToken": "test-analytics-read-token-77c3",
   "cloudflare:apiToken": "test-cloudflare-api-token-11aa",
   "stepwise:byokKeys": JSON.stringify(devStackByokKeys),
 };
@@ -37,6 +38,7 @@ const secretValues = [
   testSecrets["stepwise:rotateToken"],
   testSecrets["stepwise:gatewayToken"],
   testSecrets["stepwise:secretsStoreToken"],
+  testSecrets["stepwise:analyticsApiToken"],
   testSecrets["cloudflare:apiToken"],
   ...Object.values(devStackByokKeys),
 ];
@@ -347,6 +349,7 @@ describe("the example stack", () => {
     expect(recorder.named("key-vault-cron").inputs).toEqual({
       accountId: config.accountId,
       scriptName: "stepwise-keys",
+      // It fires at 01:00 UTC, so the daily summary (its token is set) needs no schedule of its own.
       schedules: [{ cron: "*/15 * * * *" }],
     });
     expect(recorder.named("key-vault-subdomain").inputs).toEqual({
@@ -364,10 +367,13 @@ describe("the example stack", () => {
     >[];
     const byName = Object.fromEntries(bindings.map((binding) => [binding.name, binding]));
     expect(bindings.map((binding) => binding.name)).toEqual([
+      "ANALYTICS_API_TOKEN",
       "APP_LIMITER",
       "BYOK_STORE_ID",
       "CLOUDFLARE_API_URL",
+      "DAILY_SUMMARY",
       "EVENTS",
+      "EVENTS_DATASET",
       "GATEWAY_TOKEN",
       "GATEWAY_URL",
       "KEY_LEDGER",
@@ -384,6 +390,23 @@ describe("the example stack", () => {
       text: testSecrets["stepwise:secretsStoreToken"],
     });
     expect(byName.BYOK_STORE_ID).toMatchObject({ type: "plain_text" });
+    // The cron's daily summary: its dataset (wrangler.jsonc's), the token it queries the SQL API
+    // with (a secret), and the name of the dataset it queries, which is EVENTS'.
+    expect(byName.DAILY_SUMMARY).toEqual({
+      name: "DAILY_SUMMARY",
+      type: "analytics_engine",
+      dataset: "stepwise_daily",
+    });
+    expect(byName.ANALYTICS_API_TOKEN).toEqual({
+      name: "ANALYTICS_API_TOKEN",
+      type: "secret_text",
+      text: testSecrets["stepwise:analyticsApiToken"],
+    });
+    expect(byName.EVENTS_DATASET).toEqual({
+      name: "EVENTS_DATASET",
+      type: "plain_text",
+      text: (byName.EVENTS as { dataset: string }).dataset,
+    });
     expect(byName.CLOUDFLARE_API_URL).toEqual({
       name: "CLOUDFLARE_API_URL",
       type: "plain_text",

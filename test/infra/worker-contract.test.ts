@@ -111,6 +111,7 @@ beforeAll(async () => {
       rotateToken: pulumi.secret("rotate"),
       gatewayToken: pulumi.secret("gateway"),
       secretsStoreToken: pulumi.secret("secrets-store"),
+      analyticsApiToken: pulumi.secret("analytics-read"),
       byokKeys: devStackByokKeys,
     },
     workerBundlePath: fixtureBundlePath,
@@ -156,6 +157,9 @@ describe("the Worker's bindings", () => {
       });
     }
     for (const name of Object.keys(wrangler.vars ?? {})) expect(typeOf(name)).toBe("plain_text");
+    // The daily summary queries the dataset EVENTS writes to.
+    const events = wrangler.analytics_engine_datasets?.find((entry) => entry.binding === "EVENTS");
+    expect(wrangler.vars?.EVENTS_DATASET).toBe(events?.dataset);
     const secrets = readFileSync(path.join(repoRoot, "src/worker/secrets.example"), "utf8")
       .split("\n")
       .filter((line) => /^[A-Z_]+=/.test(line))

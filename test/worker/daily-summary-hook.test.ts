@@ -12,7 +12,6 @@ import {
 } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
 import type { AnalyticsDataPoint, WorkerEnv } from "../../src/worker/bindings.ts";
-import type { DailySummaryEnv } from "../../src/worker/daily-summary.ts";
 import { accountId, createHarness, defaultGateway, testConfig } from "./harness.ts";
 
 afterEach(async () => {
@@ -22,10 +21,13 @@ afterEach(async () => {
 describe("scheduled: the daily summary point", () => {
   it("is written by the cron run at 01:00 UTC, from one SQL API query", async () => {
     const points: AnalyticsDataPoint[] = [];
-    const overrides: Partial<WorkerEnv> & DailySummaryEnv = {
+    const overrides: Partial<WorkerEnv> = {
       DAILY_SUMMARY: { writeDataPoint: (point) => void points.push(point) },
       ANALYTICS_API_TOKEN: "analytics-read",
-      ANALYTICS_API_URL: "https://sql.test/client/v4",
+      // The summary asks Cloudflare's API, wherever CLOUDFLARE_API_URL says it is.
+      CLOUDFLARE_API_URL: "https://sql.test/client/v4",
+      // The dataset EVENTS writes to, as Pulumi and wrangler.jsonc bind it.
+      EVENTS_DATASET: "stepwise_events_eu",
     };
     const harness = createHarness({
       config: testConfig({ worker: { healthProbe: { enabled: false } } }),
@@ -51,6 +53,7 @@ describe("scheduled: the daily summary point", () => {
     );
     expect(query?.headers.authorization).toBe("Bearer analytics-read");
     expect(query?.body).toContain("toDateTime(1777593600)");
+    expect(query?.body).toContain("FROM stepwise_events_eu");
     expect(points).toEqual([
       {
         indexes: ["chat-prod"],

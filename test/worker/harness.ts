@@ -242,7 +242,12 @@ export function createHarness(options: HarnessOptions = {}) {
   const monitorNamespace = namespaceOf((): ProviderMonitorApi => {
     let saved: unknown;
     const keys = new KeyPoolMonitorCore({
-      store: { load: async () => saved as never, save: (view) => void (saved = view) },
+      store: {
+        load: async () => saved as never,
+        save: (view) => {
+          saved = view;
+        },
+      },
       now: () => clock,
     });
     const models = new ModelHealthBook(new MemoryStorage());
