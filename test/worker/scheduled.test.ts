@@ -6,7 +6,14 @@ import {
   waitOnExecutionContext,
 } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { accountId, createHarness, gatewayToken, gatewayUrl, testConfig } from "./harness.ts";
+import {
+  accountId,
+  createHarness,
+  gatewayToken,
+  gatewayUrl,
+  homeLocation,
+  testConfig,
+} from "./harness.ts";
 
 afterEach(async () => {
   await reset();
@@ -191,6 +198,48 @@ describe("scheduled: health probes", () => {
     expect(again.status).toBe(304);
     expect((await harness.call("GET", "/health", { token: null })).status).toBe(401);
     expect((await harness.call("GET", "/health")).status).toBe(200);
+  });
+
+  it("GET /health answers 304 to any matching tag of an If-None-Match list, weak or strong, and to *", async () => {
+    const harness = createHarness();
+    const app = await harness.createApp();
+    const first = await harness.call("GET", "/health", { token: app.token });
+    const etag = first.headers.get("etag")!;
+    expect(etag).toMatch(/^"[0-9a-f]{24}"$/);
+    for (const header of [`"other", ${etag}`, `W/${etag}`, "*"]) {
+      const again = await harness.call("GET", "/health", {
+        token: app.token,
+        headers: { "if-none-match": header },
+      });
+      expect(again.status, header).toBe(304);
+      expect(again.headers.get("etag")).toBe(etag);
+    }
+    const changed = await harness.call("GET", "/health", {
+      token: app.token,
+      headers: { "if-none-match": '"0000"' },
+    });
+    expect(changed.status).toBe(200);
+  });
+
+  it("with probes turned off, GET /health says nothing about health, whatever an earlier cron published", async () => {
+    const harness = createHarness({ config: noProbes });
+    const stale = {
+      probesEnabled: true,
+      generatedAt: "2026-02-01T00:00:00.000Z",
+      probationSeconds: 900,
+      models: [{ provider: "openai", model: "gpt-4o-mini", state: "down" }],
+      providers: { openai: { state: "down", models: ["gpt-4o-mini"] } },
+    };
+    await harness.kv.at(homeLocation).put("report:health", JSON.stringify(stale));
+    const app = await harness.createApp();
+    const health = await harness.call("GET", "/health", { token: app.token });
+    expect(health.json()).toEqual({
+      probesEnabled: false,
+      generatedAt: null,
+      probationSeconds: 900,
+      models: [],
+      providers: {},
+    });
   });
 
   it("is degraded at 3× its usual latency, and a recovered model is on probation", async () => {

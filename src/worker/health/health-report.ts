@@ -97,7 +97,8 @@ export function healthDocument(
               },
       }),
     )
-    .sort((a, b) => `${a.provider}/${a.model}`.localeCompare(`${b.provider}/${b.model}`));
+    // Code-unit order (`<`), the same in every runtime and locale (the contract in docs/worker.md).
+    .sort((a, b) => codePointOrder(`${a.provider}/${a.model}`, `${b.provider}/${b.model}`));
   const providers: Record<string, { state: HealthState; models: string[] }> = {};
   for (const entry of models) {
     const known = providers[entry.provider];
@@ -122,19 +123,30 @@ export const healthMaxAgeSeconds = 60;
 
 /** `GET /health`: the latest published document, cacheable. */
 export async function healthResponse(request: Request, context: HandlerContext): Promise<Response> {
-  const stored = await context.edge.text(keyLayout.healthReport);
-  const text = stored ?? JSON.stringify(healthDocument(context.settings.config, [], null));
+  const { config } = context.settings;
+  // With probes off, an old document (from when they were on) would pass for today's health.
+  const stored = config.worker.healthProbe.enabled
+    ? await context.edge.text(keyLayout.healthReport)
+    : null;
+  const text = stored ?? JSON.stringify(healthDocument(config, [], null));
   const etag = `"${await digest(text)}"`;
   const headers = {
     "cache-control": `private, max-age=${healthMaxAgeSeconds}`,
     etag,
     vary: "authorization, cf-aig-authorization, x-api-key",
   };
-  if (request.headers.get("if-none-match") === etag)
+  if (matchesEtag(request.headers.get("if-none-match"), etag))
     return new Response(null, { status: 304, headers });
   const response = jsonResponse(JSON.parse(text) as HealthDocument);
   for (const [name, value] of Object.entries(headers)) response.headers.set(name, value);
   return response;
+}
+
+/** `If-None-Match` (RFC 9110 §13.1.2): `*` or a list of tags, compared weakly (`W/` ignored). */
+function matchesEtag(header: string | null, etag: string): boolean {
+  if (header === null) return false;
+  if (header.trim() === "*") return true;
+  return header.split(",").some((tag) => tag.trim().replace(/^W\//, "") === etag);
 }
 
 async function digest(text: string): Promise<string> {
@@ -142,6 +154,10 @@ async function digest(text: string): Promise<string> {
   return [...new Uint8Array(hash).slice(0, 12)]
     .map((byte) => byte.toString(16).padStart(2, "0"))
     .join("");
+}
+
+function codePointOrder(a: string, b: string): number {
+  return a < b ? -1 : a > b ? 1 : 0;
 }
 
 function iso(epochMs: number): string {
