@@ -441,6 +441,16 @@ describe("the example stack", () => {
     expect(workerConfig).not.toHaveProperty("rotateToken");
     expect(workerConfig).not.toHaveProperty("gatewayToken");
     expect(workerConfig).not.toHaveProperty("byokKeys");
+    expect(workerConfig).not.toHaveProperty("secretsStoreToken");
+    expect(workerConfig).not.toHaveProperty("analyticsApiToken");
+    // The key pools' caps and the probes' settings reach the Worker exactly as written.
+    expect(workerConfig.keys.caps).toEqual({ openai: { rpm: 10000, tpm: 2000000 } });
+    expect(workerConfig.worker.healthProbe).toEqual({
+      enabled: true,
+      slowMs: 5000,
+      slowMsPerModel: { "workers-ai": 8000 },
+      probationSeconds: 900,
+    });
     // What the Worker parses is the stack's config, minus its secrets.
     const { rotateToken: _r, gatewayToken: _g, byokKeys: _b, ...publicConfig } = config;
     expect(parseConfig(workerConfig)).toEqual(publicConfig);

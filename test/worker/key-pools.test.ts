@@ -68,10 +68,9 @@ function gatewayWith(limited: Set<string>, served: string[]): GatewayBehaviour {
     if (status === 200) served.push(`${provider}:${key}`);
     return new Response(status === 200 ? '{"ok":true}' : '{"error":"no"}', {
       status,
+      // No cf-aig-step: Cloudflare documents it for the universal endpoint only.
       headers: {
         "content-type": "application/json",
-        // The gateway names the step whenever a provider answered.
-        "cf-aig-step": "0",
         ...(status === 429 ? { "retry-after": "30" } : {}),
       },
     });
@@ -174,6 +173,56 @@ describe("key pools: several keys per provider", () => {
 });
 
 describe("the gateway's own refusals are not the key's", () => {
+  it("provider-native: a provider's 401 for a revoked key (no cf-aig-step, no rate-limit headers) moves to the next key", async () => {
+    const served: string[] = [];
+    const harness = createHarness({ gateway: gatewayWith(new Set(), served) });
+    await harness.rotate("openai", "sk-openai-revoked-001");
+    await harness.advance(1000);
+    await harness.call("PUT", "/keys/openai/second", { body: { key: "sk-openai-second-0002" } });
+    // The provider knows only the second key: the first was revoked at the provider.
+    harness.acceptKeys("openai", "sk-openai-second-0002");
+    const app = await harness.createApp();
+    const response = await harness.call("POST", `/v1/${accountId}/chat/openai/chat/completions`, {
+      token: app.token,
+      body: "{}",
+      headers: { "content-length": "2" },
+    });
+    expect(response.status).toBe(200);
+    expect(served).toEqual(["openai:sk-openai-second-0002"]);
+    const view = (await harness.call("GET", "/keys/openai")).json();
+    expect(view.pool[0].health).toMatchObject({
+      state: "cooling-down",
+      reason: "refused",
+      lastStatus: 401,
+    });
+  });
+
+  it("a gateway's own 401 (an AiGatewayError: a wrong gateway token) is passed on as it came and cools no key", async () => {
+    const harness = createHarness();
+    await harness.rotate("openai", "sk-openai-first-00001");
+    await harness.advance(1000);
+    await harness.call("PUT", "/keys/openai/second", { body: { key: "sk-openai-second-0002" } });
+    const body =
+      '{"success":false,"error":[{"code":2009,"message":"Unauthorized"}],"name":"AiGatewayError","httpCode":401}';
+    harness.setGateway(
+      () => new Response(body, { status: 401, headers: { "content-type": "application/json" } }),
+    );
+    const app = await harness.createApp();
+    const refused = await harness.call("POST", `/v1/${accountId}/chat/openai/chat/completions`, {
+      token: app.token,
+      body: "{}",
+      headers: { "content-length": "2" },
+    });
+    expect(refused.status).toBe(401);
+    expect(refused.text).toBe(body);
+    expect(harness.gatewayCalls).toHaveLength(1);
+    const view = (await harness.call("GET", "/keys/openai")).json();
+    expect(view.pool.map((key: { health: { state: string } }) => key.health.state)).toEqual([
+      "available",
+      "available",
+    ]);
+  });
+
   it("a gateway rate limit (429 without cf-aig-step) is passed on, not retried with the next key, and cools no key", async () => {
     const harness = createHarness();
     await harness.rotate("openai", "sk-openai-first-00001");

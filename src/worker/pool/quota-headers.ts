@@ -96,17 +96,3 @@ function latest(values: readonly (number | null)[]): number | null {
   const known = values.filter((value): value is number => value !== null);
   return known.length === 0 ? null : Math.max(...known);
 }
-
-/**
- * Whether an answer came from the provider rather than from the gateway itself. The gateway's own
- * refusals (its rate or spend limit: 429; a bad gateway token: 401) are not about a key: they
- * carry no `cf-aig-step` (the gateway names the step that answered only when a provider did) and
- * none of the providers' rate-limit headers.
- */
-export function answeredByProvider(headers: Headers): boolean {
-  if (headers.has("cf-aig-step")) return true;
-  for (const name of headers.keys()) {
-    if (name.startsWith("x-ratelimit-") || name.startsWith("anthropic-ratelimit-")) return true;
-  }
-  return false;
-}

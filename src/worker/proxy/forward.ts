@@ -14,8 +14,8 @@
 import type { CallPoint } from "../analytics-schema.ts";
 import { WorkerError } from "../errors.ts";
 import type { HandlerContext } from "../handler-context.ts";
-import { answeredByProvider } from "../pool/quota-headers.ts";
 import { type CallFacts, callPoint, writeCallPoint } from "./call-point.ts";
+import { classifyAnswer } from "./gateway-refusal.ts";
 import { SecretScrubber } from "./scrub.ts";
 
 /** A request ready to go upstream. */
@@ -31,8 +31,12 @@ export interface ForwardRequest {
 
 /** Told what became of a call, to keep each key's condition and usage. */
 export interface CallObserver {
-  /** Attempt `index` was answered (undefined: the gateway was not reached); before anything is passed on. */
-  answered(index: number, upstream: Response | undefined): void;
+  /**
+   * Attempt `index` was answered (undefined: the gateway was not reached), before anything is
+   * passed on; `byGateway`: the gateway itself refused it (its limits, its token), which says
+   * nothing about the key.
+   */
+  answered(index: number, upstream: Response | undefined, byGateway: boolean): void;
   /** The call's point, once its body is done (tokens for `tpm`). */
   completed(point: CallPoint): void;
 }
@@ -63,7 +67,7 @@ export async function forward(request: ForwardRequest, context: HandlerContext):
     try {
       upstream = await context.fetch(request.target, { ...init, redirect: "manual" });
     } catch {
-      request.observer?.answered(index, undefined);
+      request.observer?.answered(index, undefined, false);
       record({
         response: undefined,
         latencyMs: context.now() - started,
@@ -75,8 +79,10 @@ export async function forward(request: ForwardRequest, context: HandlerContext):
         message: "The gateway could not be reached; check GATEWAY_URL and try again.",
       });
     }
-    request.observer?.answered(index, upstream);
-    const keyRefused = nextKeyStatuses.has(upstream.status) && answeredByProvider(upstream.headers);
+    const classified = await classifyAnswer(upstream);
+    upstream = classified.response;
+    request.observer?.answered(index, upstream, classified.byGateway);
+    const keyRefused = nextKeyStatuses.has(upstream.status) && !classified.byGateway;
     if (!keyRefused || index === request.attempts.length - 1) break;
     await upstream.body?.cancel().catch(() => undefined);
   }

@@ -10,7 +10,7 @@
 import type { CallPoint } from "../analytics-schema.ts";
 import type { UsableKey } from "../edge-keys.ts";
 import type { HandlerContext } from "../handler-context.ts";
-import { answeredByProvider, readQuota } from "../pool/quota-headers.ts";
+import { readQuota } from "../pool/quota-headers.ts";
 import type { CallObserver } from "./forward.ts";
 
 /** One step as sent upstream: the app's step, its provider and the key it carries. */
@@ -28,19 +28,13 @@ export function keyObserver(
 ): CallObserver {
   let served: UsableKey | undefined;
   return {
-    answered(index, upstream) {
+    answered(index, upstream, byGateway) {
       const key = keys[index];
       if (key === undefined) return;
       const now = context.now();
       context.pools.sent(provider, key, now);
       // The gateway's own refusals (its limits, its token) say nothing about the key.
-      if (
-        upstream !== undefined &&
-        isKeyStatus(upstream.status) &&
-        !answeredByProvider(upstream.headers)
-      ) {
-        return;
-      }
+      if (byGateway) return;
       const quota = upstream === undefined ? null : readQuota(upstream.headers, now);
       context.pools.settle(
         provider,
@@ -61,8 +55,8 @@ export function keyObserver(
 export function universalObserver(sent: readonly SentKey[], context: HandlerContext): CallObserver {
   let served: SentKey | undefined;
   return {
-    answered(_index, upstream) {
-      if (upstream === undefined) return;
+    answered(_index, upstream, byGateway) {
+      if (upstream === undefined || byGateway) return;
       const now = context.now();
       const named = upstream.headers.get("cf-aig-step");
       // Without it the gateway itself answered (its rate or spend limit): no key is to blame.
@@ -126,9 +120,4 @@ function syncSoon(context: HandlerContext, provider: string): void {
         () => context.pools.restore(provider, reports),
       ),
   );
-}
-
-/** Statuses that can be about a key, and that the gateway also answers for itself. */
-function isKeyStatus(status: number): boolean {
-  return status === 401 || status === 403 || status === 429;
 }
