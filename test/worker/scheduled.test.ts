@@ -295,6 +295,35 @@ describe("scheduled: health probes", () => {
     expect((await run()).probation).toBeNull();
   });
 
+  it("a probe the gateway refuses itself (its rate limit) leaves the model's health as it was", async () => {
+    let gatewayLimited = false;
+    const harness = createHarness({
+      config: testConfig({
+        gateways: [
+          { id: "chat", routes: { default: [{ provider: "openai", model: "gpt-4o-mini" }] } },
+        ],
+        keys: { providers: ["openai"] },
+      }),
+      gateway: () =>
+        gatewayLimited
+          ? new Response(
+              '{"success":false,"error":[{"code":2003,"message":"Rate limited"}],"name":"AiGatewayError","httpCode":429}',
+              { status: 429, headers: { "content-type": "application/json" } },
+            )
+          : new Response(openaiAnswer, { status: 200, headers: { "cf-aig-step": "0" } }),
+    });
+    await harness.rotate("openai", "sk-openai-health-0001");
+    const healthy = (await harness.worker.runScheduled(harness.env)).health!.models[0]!;
+    expect(healthy.state).toBe("healthy");
+    gatewayLimited = true;
+    await harness.advance(60_000);
+    const after = (await harness.worker.runScheduled(harness.env)).health!.models;
+    expect(after).toEqual([healthy]);
+    expect(harness.logs.some((line) => line.includes("the gateway refused the health probe"))).toBe(
+      true,
+    );
+  });
+
   it("reports an unreachable gateway as down", async () => {
     const harness = createHarness({
       config: testConfig({

@@ -11,6 +11,7 @@ import type { StepwiseConfig } from "../../config/schema.ts";
 import { getProvider } from "../../providers/index.ts";
 import type { HandlerContext } from "../handler-context.ts";
 import { keyLayout } from "../key-layout.ts";
+import { classifyAnswer } from "../proxy/gateway-refusal.ts";
 import { stepHeaders } from "../proxy/headers.ts";
 import { type HealthDocument, healthDocument, type ModelHealthView } from "./health-report.ts";
 import type { ProbeResult } from "./model-health.ts";
@@ -55,10 +56,18 @@ export async function probeProviders(context: HandlerContext): Promise<HealthDoc
   // One at a time: a probe's latency is then its own, and a cron has minutes to spare.
   for (const target of probeTargets(config)) {
     const slowMs = slowMsFor(config, target.provider, target.model);
+    const monitor = context.monitor(target.provider);
     const probe = await probeOne(target, slowMs, context);
-    const record = await context
-      .monitor(target.provider)
-      .recordProbe(probe, { slowMs, probationSeconds });
+    if (probe === "refused-by-gateway") {
+      // The gateway's own 401/429 says nothing about the provider: keep what was known.
+      context.logger.warn(
+        `stepwise worker: the gateway refused the health probe of ${target.provider}/${target.model} itself (its rate limit or the gateway token); its health is unchanged`,
+      );
+      const known = (await monitor.models()).find((record) => record.model === target.model);
+      if (known !== undefined) views.push({ provider: target.provider, slowMs, record: known });
+      continue;
+    }
+    const record = await monitor.recordProbe(probe, { slowMs, probationSeconds });
     views.push({ provider: target.provider, slowMs, record });
   }
   const document = healthDocument(config, views, context.now());
@@ -70,7 +79,7 @@ async function probeOne(
   target: ProbeTarget,
   slowMs: number,
   context: HandlerContext,
-): Promise<ProbeResult> {
+): Promise<ProbeResult | "refused-by-gateway"> {
   const { provider, gateway, model } = target;
   const { settings } = context;
   const usable = await context.edge.usableKey(provider);
@@ -107,14 +116,19 @@ async function probeOne(
     );
     latencyMs = context.now() - started;
     httpStatus = response.status;
-    if (response.ok) {
+    const { response: answer, byGateway } = await classifyAnswer(response);
+    if (byGateway) {
+      await answer.body?.cancel();
+      return "refused-by-gateway";
+    }
+    if (answer.ok) {
       try {
-        adapter.parseResponse(await response.text(), model);
+        adapter.parseResponse(await answer.text(), model);
         parsed = true;
       } catch {
         // Reported as an answer that did not parse.
       }
-    } else await response.body?.cancel();
+    } else await answer.body?.cancel();
   } catch {
     // Unreachable or timed out: reported as down.
   }
