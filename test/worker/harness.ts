@@ -404,6 +404,13 @@ async function secretsStoreApi(store: FakeSecretsStore, request: Request): Promi
   const name = names[Number(id.replace(/^id-/, ""))];
   if (request.method === "PATCH" && name !== undefined) {
     const body = (await request.json()) as { value?: string };
+    // Cloudflare: a secret's value is at most 64 KiB (65,536 bytes); the error code is the double's.
+    if (typeof body.value === "string" && new TextEncoder().encode(body.value).length > 65_536) {
+      return json(400, {
+        success: false,
+        errors: [{ code: 1002, message: "value is larger than 65536 bytes" }],
+      });
+    }
     if (typeof body.value === "string") store.values.set(name, body.value);
     return json(200, { success: true, errors: [], result: { id, name } });
   }
