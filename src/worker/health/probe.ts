@@ -29,12 +29,16 @@ export function slowMsFor(config: StepwiseConfig, provider: string, model: strin
   return slowMsPerModel[`${provider}/${model}`] ?? slowMsPerModel[provider] ?? slowMs;
 }
 
-/** Every provider/model of the routes whose provider the Worker holds keys for, each once. */
+/**
+ * Every provider/model of the routes (their steps and their policies' chains) whose provider the
+ * Worker holds keys for, each once.
+ */
 export function probeTargets(config: StepwiseConfig): ProbeTarget[] {
   const targets = new Map<string, ProbeTarget>();
   for (const gateway of config.gateways) {
     for (const route of Object.values(gateway.routes)) {
-      for (const step of route.steps) {
+      const steps = [route.steps, ...Object.values(route.chains ?? {})].flat();
+      for (const step of steps) {
         if (!config.keys.providers.includes(step.provider)) continue;
         const id = `${step.provider}/${step.model}`;
         if (!targets.has(id)) {
