@@ -1,11 +1,12 @@
 /**
  * @module
  * One pool key's condition as pure decisions: what an answer (or a fall-through in a universal
- * chain) does to it, and whether the key may be sent now. A key is skipped while it cools down
- * after a 429 (until `retry-after` or the provider's reset), after a 401/403 (5 minutes: the key is
- * refused), or after it fell through to another key of the same provider (10 s, doubling); and
- * while it is at a cap: the provider's published remaining quota is 0 until its reset, or the
- * configured `rpm`/`tpm` of the minute are spent. A new version of the key starts clean.
+ * chain) does to it, and whether the key may be sent now. A key is skipped only after a certain
+ * 429 (until `retry-after` or the provider's reset) and while it is at a cap (the provider's
+ * published remaining quota is 0 until its reset, or the configured `rpm`/`tpm` of the minute are
+ * spent). A 429 without provider timing (20 s, doubling), a 401/403 (5 minutes) or a fall-through
+ * to another key of the same provider (10 s, doubling) only makes it doubtful: the pool plan tries
+ * it after the usable keys, never leaves it out. A new version of the key starts clean.
  */
 import type { KeyCaps } from "../../config/schema.ts";
 import type { QuotaReading } from "./quota-headers.ts";
@@ -16,7 +17,11 @@ export type KeyOutcome =
   /** A universal step with this key failed and a later key of the same provider served. */
   | { readonly kind: "fell-through" };
 
-export type CoolingReason = "rate-limited" | "refused" | "fell-through";
+/**
+ * `rate-limited`: a 429 with a known retry time (skipped until then); `throttled`: a 429 without
+ * provider timing (doubtful: tried after the usable keys, never left out).
+ */
+export type CoolingReason = "rate-limited" | "throttled" | "refused" | "fell-through";
 
 /** The latest known condition of one version of a key. */
 export interface KeyCondition {
@@ -84,14 +89,13 @@ export function nextCondition(
   const kept = quota ?? base?.quota ?? null;
   if (status === 429) {
     const reset = Math.max(quota?.requestsResetAt ?? 0, quota?.tokensResetAt ?? 0);
-    const until =
-      quota?.retryAt ??
-      (reset > now ? reset : now + Math.min(maxCoolingMs, 20 * second * 2 ** (streak - 1)));
+    const known = quota?.retryAt ?? (reset > now ? reset : null);
+    const until = known ?? now + Math.min(maxCoolingMs, 20 * second * 2 ** (streak - 1));
     return {
       version,
       observedAt: now,
       coolingUntil: until,
-      reason: "rate-limited",
+      reason: known === null ? "throttled" : "rate-limited",
       streak,
       quota: kept,
       lastStatus: status,
