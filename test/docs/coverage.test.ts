@@ -209,6 +209,11 @@ const notRunHere: Readonly<Record<string, NotRunHere>> = {
       "a placeholder for a deployed Worker's token; the local one is set and used in test/docs/worker-dev.test.ts",
     check: () => expect(read("src/cli/commands/rotate.ts")).toContain("env.STEPWISE_ROTATE_TOKEN"),
   },
+  "stepwise rotate openai --pool-key secondary --key-file ./openai-2.key": {
+    reason:
+      "needs a key file and a deployed Worker; pool keys' rotation runs in workerd in test/worker/key-pools.test.ts",
+    check: () => expect(read("src/cli/commands/rotate.ts")).toContain("--pool-key <name>"),
+  },
   'vault read -field=key secret/anthropic | stepwise rotate anthropic --key-file - --worker https://stepwise-keys.example.workers.dev --label "quarterly rotation"':
     {
       reason:
