@@ -8,8 +8,8 @@ import { describe, expect, it } from "vitest";
 import { accountId, createHarness, credentialOf, type GatewayCall } from "./harness.ts";
 
 const keys = {
-  openai: "sk-ECHO-openai-4f9a2c71d0",
-  anthropic: "sk-ant-ECHO-anthropic-88c1e2",
+  openai: "test-ECHO-openai-4f9a2c71d0",
+  anthropic: "test-ECHO-anthropic-88c1e2",
 };
 
 /** The credential the Worker injected into a gateway call, whatever the path. */
