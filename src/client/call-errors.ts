@@ -1,9 +1,9 @@
 /**
  * @module
  * The base of the client's error tree, {@link GatewayError}, and the errors any call may end with
- * before or around its attempts: bad options (with the helpers that collect them), an unknown
- * route, the deadline, an abort. The errors about answers are in `answer-errors.ts`; `errors.ts`
- * exports both.
+ * before or around its attempts: bad options (with the helpers that collect them), the deadline,
+ * an abort. The errors about answers are in `answer-errors.ts`, an unknown route's in
+ * `unknown-route-error.ts`; `errors.ts` exports them all.
  */
 
 import { StepwiseError } from "../errors/index.ts";
@@ -92,26 +92,6 @@ export class AbortedError extends GatewayError {
       isRetryable: false,
       cause,
     });
-  }
-}
-
-/** The call named a route the client was not given. Code `unknown_route`. */
-export class UnknownRouteError extends GatewayError {
-  static override readonly kind: string = "stepwise.UnknownRouteError";
-  declare readonly route: string;
-
-  constructor({
-    route,
-    knownRoutes,
-  }: { readonly route: string; readonly knownRoutes: readonly string[] }) {
-    super({
-      code: "unknown_route",
-      message:
-        `Unknown route "${route}". Known routes: ${knownRoutes.join(", ") || "none"} (from the ` +
-        "routes given to createGatewayClient).",
-      isRetryable: false,
-    });
-    this.route = route;
   }
 }
 

@@ -16,11 +16,15 @@ import { chargeBudget, planPolicyCall } from "../routes/policy-call.ts";
 import type { ClientState, PreparedRoute, RouteEntry } from "./client.ts";
 import type { ChatOptions } from "./types.ts";
 
-/** What a call's policy settled: the metadata it sends, the decision, and the route it works with. */
-export interface CallPolicy {
-  readonly metadata: ChatOptions["metadata"];
-  readonly decision: PolicyDecision | undefined;
-  readonly route: PreparedRoute;
+/** The part of a call its policy settles: the metadata it sends, the decision, and its route. */
+export interface PolicyCall {
+  readonly options: ChatOptions;
+  readonly mode: string;
+  /** The route the call works with: the chain its policy picked (set here). */
+  route: PreparedRoute;
+  metadata?: ChatOptions["metadata"];
+  decision?: PolicyDecision | undefined;
+  now(): number;
 }
 
 /** The ledger of the client's policy budgets: the one it was given, or its own. */
@@ -29,15 +33,10 @@ function ledgerOf(state: ClientState): BudgetLedger {
   return state.budgetLedger;
 }
 
-/** Settles one call's metadata, decision and route. */
-export function planCall(
-  state: ClientState,
-  route: PreparedRoute,
-  options: ChatOptions,
-  mode: string,
-  now: number,
-): CallPolicy {
-  const universal = mode === "universal";
+/** Settles one call's metadata, decision and route (the call's as configured, on entry). */
+export function planCall(state: ClientState, call: PolicyCall): void {
+  const { route, options } = call;
+  const universal = call.mode === "universal";
   const planned = planPolicyCall({
     route: route.config,
     request: options,
@@ -47,7 +46,7 @@ export function planCall(
     ledger: ledgerOf(state),
     random: state.options.random,
     scope: `${state.options.gatewayId}/${route.name}`,
-    now,
+    now: call.now(),
   });
   const { decision } = planned;
   let steps = route.steps;
@@ -64,11 +63,9 @@ export function planCall(
     }
     steps = candidates;
   }
-  return {
-    metadata: planned.metadata,
-    decision,
-    route: steps === route.steps ? route : { ...route, steps },
-  };
+  call.metadata = planned.metadata;
+  call.decision = decision;
+  if (steps !== route.steps) call.route = { ...route, steps };
 }
 
 /** Charges a served call's cost to the cost budget its decision passed within, if any. */

@@ -20,154 +20,20 @@
  */
 
 import { loadProvider } from "../providers/catalog.ts";
-import type { ChatRequest, FinishReason, ProviderAdapter, TokenUsage } from "../providers/types.ts";
+import type { ChatRequest, ProviderAdapter } from "../providers/types.ts";
 import type { PolicyDecision } from "../routes/policy.ts";
 import { universalStep } from "../routes/universal.ts";
+import { readAnswer } from "./answer.ts";
 import type { OutputRejection } from "./answer-errors.ts";
-import {
-  AbortedError,
-  DeadlineExceededError,
-  type GatewayError,
-  throwProblems,
-  UnknownRouteError,
-} from "./call-errors.ts";
+import type { Call, CallContext, Failure, Streamer, Trial } from "./call-context.ts";
+import { AbortedError, DeadlineExceededError, type GatewayError } from "./call-errors.ts";
 import type { ClientState, PreparedRoute, RouteEntry } from "./client.ts";
-import type { FailedStep } from "./event.ts";
+import { failoverModule, policyModule, recordModule, settingsModule } from "./lazy-modules.ts";
 import { callSafely } from "./recorder.ts";
 import type { ChatOptions, ChatResponse, GatewayClientOptions, SteeredStep } from "./types.ts";
 
 /** Defaults of a call's deadline and attempts (`failover.ts` and the stream reader have theirs). */
 export const clientDefaults = { deadlineMs: 120_000, maxAttempts: 3 } as const;
-
-/** A complete answer, as a {@link Streamer} read it. */
-export interface StreamAnswer {
-  readonly text: string;
-  readonly usage: TokenUsage;
-  readonly finish: FinishReason;
-}
-
-/**
- * What a streamed call adds to a chat call: the requests that continue a broken answer, reading
- * 2xx streams into deltas for the caller, and the text the caller was shown. Made by
- * `stream-reader.ts`, loaded with the first stream.
- */
-export interface Streamer {
-  /** Characters the caller was told to discard so far. */
-  readonly discarded: number;
-  /**
-   * The request `entry` gets in the next attempt: with the text shown as an assistant prefill
-   * when `continuing` a broken answer on a provider that accepts one, else `request` itself.
-   */
-  request(
-    entry: RouteEntry,
-    adapter: ProviderAdapter,
-    request: ChatRequest,
-    continuing: boolean,
-  ): ChatRequest;
-  /** True when `entry` was sent a prefill in the current attempt. */
-  prefilled(entry: RouteEntry): boolean;
-  /** `entry`'s model refused a prefill: it gets none from now on. */
-  refusePrefill(entry: RouteEntry): void;
-  /** Reads a 2xx stream: the answer, or the error that broke it and whether text reached the caller. */
-  read(
-    response: Response,
-    adapter: ProviderAdapter,
-    entry: RouteEntry | undefined,
-    url: string,
-  ): Promise<StreamAnswer | { readonly error: GatewayError; readonly midStream: boolean }>;
-  /** The answer shown broke at `step` for `reason`: the next answer starts with a restart. */
-  broke(step: number, reason: string): void;
-  /** Stops the read in progress (the call stopped). */
-  cancel(): void;
-}
-
-/** A running call: `run` it once; `halt` stops it at once. */
-export interface Call {
-  run(): Promise<ChatResponse>;
-  halt(error: GatewayError): void;
-}
-
-/** One step's failure, for the event and for `AllStepsFailedError`. */
-export interface Trial {
-  readonly entry: RouteEntry;
-  readonly status: number | null;
-  readonly error: GatewayError | null;
-  readonly at: FailedStep["at"];
-}
-
-/**
- * An attempt that did not end the call with an answer, as `failover.ts` reads it. `entry` is the
- * step to blame, when one is.
- */
-export type Failure = {
-  readonly entry?: RouteEntry | undefined;
-  readonly url: string;
-  readonly status: number;
-} & (
-  | { readonly kind: "transport"; readonly cause: unknown; readonly timeoutMs?: number | undefined }
-  | { readonly kind: "status"; readonly response: Response; readonly text: string }
-  | {
-      readonly kind: "unknown-step";
-      readonly named: Readonly<Record<string, string | null>>;
-      readonly sent: number;
-    }
-  | { readonly kind: "unreadable"; readonly detail: string; readonly cause: unknown }
-  | { readonly kind: "broken"; readonly error: GatewayError; readonly midStream: boolean }
-  | { readonly kind: "rejected"; readonly detail: string; readonly midStream: boolean }
-);
-
-/** What `failover.ts` needs of a call. */
-export interface CallContext {
-  readonly client: GatewayClientOptions;
-  readonly route: PreparedRoute;
-  readonly adapters: Map<string, ProviderAdapter>;
-  readonly streamer: Streamer | undefined;
-  readonly policy: string;
-  readonly maxAttempts: number;
-  readonly trials: Trial[];
-  readonly rejections: OutputRejection[];
-  /**
-   * Steps not to try again in this call: they refused the request, or their answer was rejected
-   * (made with the first one).
-   */
-  excluded?: Set<number>;
-  /**
-   * Steps that answered 429 with `Retry-After`: route index → the earliest time (epoch ms) to send
-   * them again in this call (made with the first one).
-   */
-  retryAfter?: Map<number, number>;
-  attempts: number;
-  /** Backoff waits so far. */
-  waits: number;
-  /** Notes a step's outcome (see `createCall`). */
-  observe(entry: RouteEntry, ok: boolean, failure?: Omit<Trial, "entry">, health?: boolean): void;
-  /** Notes that the steps before `position` failed (the gateway moved on from each). */
-  passedOver(order: readonly RouteEntry[], position: number): void;
-  /** The timer of a wait in progress (cleared when the call ends). */
-  timer: ReturnType<typeof setTimeout> | undefined;
-  /** Throws the error that halted the call (deadline, abort), if it was halted. */
-  check(): void;
-  now(): number;
-  readonly deadlineMs: number;
-  // What the call's event says (`record.ts`):
-  readonly options: ChatOptions;
-  readonly id: string;
-  readonly startedAt: number;
-  readonly mode: string;
-  /** The last answer's status, cache status and log id. */
-  readonly status: number;
-  readonly cacheStatus: "HIT" | "MISS" | null;
-  readonly logId: string | null;
-  /** The last step the call heard from, for a failed call's provider and model. */
-  readonly lastEntry: RouteEntry | undefined;
-  /** The metadata the call sent besides `route`, and its policy's decision (`call-policy.ts`). */
-  readonly metadata?: ChatOptions["metadata"];
-  readonly decision?: PolicyDecision | undefined;
-  /** Steps the client's guards skipped or demoted (made with the first one). */
-  readonly steered?: SteeredStep[];
-  /** The hedges of the call's attempts (`hedge/hedge.ts`). */
-  readonly hedges?: unknown[];
-}
 
 const noop = () => undefined;
 
@@ -195,63 +61,6 @@ function setsCheckedOption(options: ChatOptions): boolean {
   return false;
 }
 
-/**
- * A module loaded once, on first use; from then on `loaded` holds it, so a call takes it without
- * waiting (an `import()` of a loaded module still costs a trip through the module loader).
- */
-export interface Lazy<T> {
-  loaded?: T;
-  load(): Promise<T>;
-}
-
-/** Wraps a dynamic import as a {@link Lazy} module. */
-export function lazy<T>(importer: () => Promise<T>): Lazy<T> {
-  let pending: Promise<T> | undefined;
-  const module: Lazy<T> = {
-    load: () => {
-      pending ??= importer().then((loaded) => (module.loaded = loaded));
-      return pending;
-    },
-  };
-  return module;
-}
-
-/** What a call does after a failure; `createGatewayClient` starts loading it early. */
-export const failoverModule = lazy(() => import("./failover.ts"));
-/** Building the call's event, when the client has a recorder; loaded early too. */
-export const recordModule = lazy(() => import("./record.ts"));
-const settingsModule = lazy(() => import("./settings.ts"));
-/** A route's policy and a scorer's metadata, for calls that have either. */
-const policyModule = lazy(() => import("./call-policy.ts"));
-/** Prices and model names: for a client with prices, or a dynamic answer that names no step. */
-export const costModule = lazy(() => import("../providers/cost.ts"));
-
-/**
- * The position in `order` of the step an answer's headers name: provider and model (which
- * identify it even when the live service leaves `cf-aig-step` stale) win over the index, as in
- * `routes/served-step.ts`; -1 when they name none.
- */
-function servedPosition(
-  order: readonly RouteEntry[],
-  named: Record<string, string | null>,
-): number {
-  const { provider, model } = named;
-  const step = named.step?.trim() ?? "";
-  const index = /^\d+$/.test(step) ? Number(step) : -1;
-  if (!provider) return index < order.length ? index : -1;
-  let first = -1;
-  for (const [position, entry] of order.entries()) {
-    if (
-      entry.provider === provider &&
-      (!model || entry.model === model || model.endsWith(`/${entry.model}`))
-    ) {
-      if (position === index) return position;
-      if (first < 0) first = position;
-    }
-  }
-  return first;
-}
-
 /** Loads a provider's adapter (the client started loading it when it was created). */
 async function loadAdapter(call: GatewayCall, slug: string): Promise<ProviderAdapter> {
   const adapter = await loadProvider(slug);
@@ -276,6 +85,7 @@ export class GatewayCall implements CallContext, Call {
   declare metadata?: ChatOptions["metadata"];
   declare decision?: PolicyDecision | undefined;
   declare readonly adapters: Map<string, ProviderAdapter>;
+  declare attemptTimeout?: AbortController;
   declare readonly policy: string;
   declare readonly maxAttempts: number;
   declare readonly deadlineMs: number;
@@ -411,40 +221,25 @@ export class GatewayCall implements CallContext, Call {
 
   /** Checks the call's options, then tries the route until an answer or the end of the call. */
   private async attemptAll(): Promise<ChatResponse> {
-    const { options, route, client } = this;
-    if (route === undefined) {
-      throw new UnknownRouteError({
-        route: String(options.route),
-        knownRoutes: [...this.state.routes.keys()],
-      });
-    }
+    const { options, client } = this;
     const { messages, signal, validate } = options;
-    let settingsOptions = options;
-    const problems: string[] = [];
-    if (
-      !(
-        messages?.length > 0 &&
-        messages.every(
-          (m) => /^(system|user|assistant)$/.test(m?.role) && typeof m.content === "string",
-        )
-      )
-    ) {
-      // Its wording loads with the settings' checks: only a call with bad messages needs it.
-      problems.push((await settingsModule.load()).messagesProblem);
+    const messagesValid =
+      messages?.length > 0 &&
+      messages.every(
+        (m) => /^(system|user|assistant)$/.test(m?.role) && typeof m.content === "string",
+      );
+    // An unknown route or bad messages load the checks' wording: only a wrong call needs it.
+    if (this.route === undefined || !messagesValid) {
+      (await settingsModule.load()).checkCall(this.state, options, messagesValid);
     }
+    const route = this.route;
     // A route's policy picks the chain of a universal call; a scorer adds metadata.
-    if (problems.length === 0 && (route.config.policy !== undefined || client.scorer)) {
-      const policy = policyModule.loaded ?? (await policyModule.load());
-      const planned = policy.planCall(this.state, route, options, this.mode, this.now());
-      this.route = planned.route;
-      this.metadata = planned.metadata;
-      this.decision = planned.decision;
-      if (planned.metadata !== options.metadata) {
-        settingsOptions = { ...options, metadata: planned.metadata };
-      }
-    } else {
-      this.metadata = options.metadata;
+    this.metadata = options.metadata;
+    if (route.config.policy !== undefined || client.scorer) {
+      (policyModule.loaded ?? (await policyModule.load())).planCall(this.state, this);
     }
+    const settingsOptions =
+      this.metadata === options.metadata ? options : { ...options, metadata: this.metadata };
     // Object.assign, not spread: spreading a header object costs over 1 µs on Node 20.
     const headers: Record<string, string> = Object.assign({}, this.state.headers);
     headers["cf-aig-event-id"] = this.id;
@@ -453,9 +248,8 @@ export class GatewayCall implements CallContext, Call {
     // Gateway settings (cache, metadata, retries...) and overrides load their checks when set.
     if (setsCheckedOption(settingsOptions)) {
       const settings = settingsModule.loaded ?? (await settingsModule.load());
-      Object.assign(headers, settings.settingHeaders(settingsOptions, route.name, problems));
+      Object.assign(headers, settings.settingHeaders(settingsOptions, route.name));
     }
-    throwProblems("Invalid call options", problems);
     this.request = {
       messages,
       maxTokens: options.maxTokens,
@@ -540,15 +334,10 @@ export class GatewayCall implements CallContext, Call {
       body = steps;
     }
     // An attempt timeout aborts the attempt's request (headers, and a plain answer's body).
-    const timeoutMs = client.attemptTimeoutMs;
-    let signal = this.options.signal;
-    let attempt: AbortController | undefined;
-    if (timeoutMs !== undefined) {
-      const controller = new AbortController();
-      attempt = controller;
-      this.timer = setTimeout(() => controller.abort(), timeoutMs);
-      signal = signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
-    }
+    const signal =
+      client.attemptTimeoutMs === undefined
+        ? this.options.signal
+        : (failoverModule.loaded ?? (await failoverModule.load())).attemptSignal(this);
     const init = { method: "POST", headers: this.headers, body: JSON.stringify(body), signal };
     // A hedged route's universal attempt may also go to the steps after the first (`hedge/hedge.ts`).
     const sent = this.route.config.hedge
@@ -560,7 +349,7 @@ export class GatewayCall implements CallContext, Call {
       this.check();
       // A stream's attempt timeout ends with its headers; its first-token and idle timeouts follow.
       if (streamer !== undefined) clearTimeout(this.timer);
-      return await this.read(response, order, dynamic, url);
+      return await readAnswer(this, response, order, dynamic, url);
     } catch (cause) {
       if (response === undefined) {
         sent.then((late) => late.body?.cancel().catch(noop), noop);
@@ -570,99 +359,10 @@ export class GatewayCall implements CallContext, Call {
         response.body?.cancel().catch(noop);
       }
       this.check();
-      const timedOut = attempt?.signal.aborted ? timeoutMs : undefined;
-      return { url, status: 0, kind: "transport", cause, timeoutMs: timedOut };
+      return { url, status: 0, kind: "transport", cause };
     } finally {
       clearTimeout(this.timer);
     }
-  }
-
-  /** Reads an answer whose headers have arrived: the answer, or the failure. */
-  private async read(
-    response: Response,
-    order: readonly RouteEntry[],
-    dynamic: boolean,
-    url: string,
-  ): Promise<ChatResponse | Failure> {
-    const answerHeaders = response.headers;
-    const named = {
-      step: answerHeaders.get("cf-aig-step"),
-      provider: answerHeaders.get("cf-aig-provider"),
-      model: answerHeaders.get("cf-aig-model"),
-    };
-    const cache = answerHeaders.get("cf-aig-cache-status")?.trim().toUpperCase();
-    const status = response.status;
-    this.status = status;
-    this.cacheStatus = cache === "HIT" || cache === "MISS" ? cache : null;
-    this.logId = answerHeaders.get("cf-aig-log-id");
-    let position = servedPosition(order, named);
-    // Without any served-step header a universal answer came from the first step, as Cloudflare's
-    // own provider library assumes; an error without one is the last step's (every step failed).
-    if (position < 0 && !named.step && !named.provider && !named.model) {
-      position = !response.ok ? order.length - 1 : dynamic ? -1 : 0;
-    }
-    let entry = order[position];
-    this.lastEntry = entry ?? this.lastEntry;
-    // Its quota headers (and tokens) tell the client's limits, when it has them.
-    this.client.limits?.observe(entry, response);
-    if (!response.ok) {
-      const text = await response.text();
-      return { entry, url, status, kind: "status", response, text };
-    }
-    // The gateway moves on only after a failure: every step before the one that answered failed.
-    this.passedOver(order, position);
-    if (entry === undefined && !dynamic) {
-      return { entry, url, status, kind: "unknown-step", named, sent: order.length };
-    }
-    const adapter = this.adapters.get(dynamic ? "compat" : entry!.provider)!;
-    let answer: StreamAnswer;
-    let responseModel = entry?.model ?? "";
-    if (this.streamer !== undefined) {
-      const reading = await this.streamer.read(response, adapter, entry, url);
-      this.check();
-      if ("error" in reading) return { entry, url, status, kind: "broken", ...reading };
-      answer = reading;
-    } else {
-      const text = await response.text();
-      try {
-        const parsed = adapter.parseResponse(text, entry?.model);
-        answer = { text: parsed.text, usage: parsed.usage, finish: parsed.finishReason };
-        responseModel = parsed.model;
-      } catch (cause) {
-        return { entry, url, status, kind: "unreadable", detail: (cause as Error).message, cause };
-      }
-      // A dynamic route's answer without served-step headers: the step whose model the body names
-      // (`gpt-4o-mini`, `openai/gpt-4o-mini` or a dated snapshot), when exactly one does.
-      if (entry === undefined) {
-        entry = (costModule.loaded ?? (await costModule.load())).stepNamedBy(order, responseModel);
-      }
-    }
-    const cached = this.cacheStatus === "HIT";
-    const { usage } = answer;
-
-    const prices = this.client.prices;
-    let cost: number | null = cached ? 0 : null;
-    if (!cached && entry && prices) {
-      const { answerCost } = costModule.loaded ?? (await costModule.load());
-      cost = answerCost(prices, entry, responseModel, usage);
-    }
-    return {
-      id: this.id,
-      text: answer.text,
-      usage,
-      cost,
-      finishReason: answer.finish,
-      served: {
-        index: entry?.index ?? null,
-        provider: entry?.provider ?? null,
-        model: entry?.model ?? null,
-        responseModel,
-        cached,
-        logId: this.logId,
-        attempts: this.attempts,
-        latencyMs: Math.max(0, this.now() - this.startedAt),
-      },
-    };
   }
 }
 

@@ -10,8 +10,9 @@ import type { RouteConfig, StepConfig } from "../config/schema.ts";
 import { isKnownProvider, loadProvider, providerSlugs } from "../providers/catalog.ts";
 import type { ProviderAdapter } from "../providers/types.ts";
 import type { BudgetLedger } from "../routes/budget-ledger.ts";
-import { costModule, createCall, failoverModule, recordModule } from "./call.ts";
+import { createCall } from "./call.ts";
 import { choiceProblem, choices, throwProblems, wholeNumberProblem } from "./call-errors.ts";
+import { costModule, failoverModule, recordModule } from "./lazy-modules.ts";
 import { callSafely } from "./recorder.ts";
 import { startStream } from "./stream.ts";
 import type {

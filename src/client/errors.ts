@@ -25,3 +25,4 @@
 export * from "./answer-errors.ts";
 export * from "./call-errors.ts";
 export { AllStepsAtCapError, type AllStepsAtCapErrorOptions } from "./limits/at-cap-error.ts";
+export { UnknownRouteError } from "./unknown-route-error.ts";

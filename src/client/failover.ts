@@ -16,7 +16,7 @@ import {
   RateLimitedError,
   TimeoutError,
 } from "./answer-errors.ts";
-import type { CallContext, Failure, Trial } from "./call.ts";
+import type { CallContext, Failure, Trial } from "./call-context.ts";
 import type { GatewayError, StepReference } from "./call-errors.ts";
 import type { RouteEntry } from "./client.ts";
 
@@ -32,6 +32,19 @@ export async function hedged(
 }
 
 let hedgeModule: typeof import("./hedge/hedge.ts") | undefined;
+
+/**
+ * The signal of an attempt with a timeout (`attemptTimeoutMs`): it aborts when the time is up, or
+ * with the caller's signal. The call keeps the attempt's controller, so that a transport error
+ * can tell a timeout (`TimeoutError`) from a network failure.
+ */
+export function attemptSignal(call: CallContext): AbortSignal {
+  const controller = new AbortController();
+  call.attemptTimeout = controller;
+  call.timer = setTimeout(() => controller.abort(), call.client.attemptTimeoutMs);
+  const { signal } = call.options;
+  return signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
+}
 
 /** Default waits between tries of the route, in ms: doubling from the first, up to the longest. */
 export const retryDefaults = { retryDelayMs: 250, maxRetryDelayMs: 5_000 } as const;
@@ -114,13 +127,16 @@ function verdictOf(call: CallContext, failure: Failure, order: readonly RouteEnt
     if (entry !== undefined) call.observe(entry, false, { status, error, at }, health);
   };
   switch (failure.kind) {
-    case "transport":
+    case "transport": {
+      const timeoutMs = call.client.attemptTimeoutMs;
       return {
-        error: failure.timeoutMs
-          ? new TimeoutError({ timeoutMs: failure.timeoutMs, url })
-          : new NetworkError({ url, cause: failure.cause }),
+        error:
+          timeoutMs !== undefined && call.attemptTimeout?.signal.aborted
+            ? new TimeoutError({ timeoutMs, url })
+            : new NetworkError({ url, cause: failure.cause }),
         next: "after",
       };
+    }
     case "unknown-step":
       return {
         error: new InvalidResponseError({

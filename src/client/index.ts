@@ -8,9 +8,9 @@
  * (`stepwise/client/breaker`), provider limits (`stepwise/client/limits`), health steering from the
  * companion Worker's `GET /health` (`stepwise/client/health`), a `BudgetLedger` that clients
  * share (`stepwise/client/budget`), the recorded `fetch` for other SDKs (`stepwise/client/fetch`), the
- * whole error tree (`stepwise/client/errors`; this entry exports the errors a call throws before
- * any answer: `GatewayError`, `InvalidOptionsError`, `UnknownRouteError`, `DeadlineExceededError`,
- * `AbortedError`) and the JSON-lines file recorder (`stepwise/client/node`). `memoryRecorder` and
+ * whole error tree (`stepwise/client/errors`; this entry exports the errors its own code throws:
+ * `GatewayError`, `InvalidOptionsError`, `DeadlineExceededError`, `AbortedError`; the others,
+ * `UnknownRouteError` among them, come from code loaded on first use) and the JSON-lines file recorder (`stepwise/client/node`). `memoryRecorder` and
  * `callbackRecorder` are left out of a bundle that does not use them. Within the client, reading
  * streams, each provider format and what happens after a failure load on first use.
  *

@@ -5,7 +5,7 @@
  * call of one (`call.ts`).
  */
 
-import type { CallContext } from "./call.ts";
+import type { CallContext } from "./call-context.ts";
 import type { CallEvent, HedgeRecord, SteeredStepRecord } from "./event.ts";
 import type { ChatResponse } from "./types.ts";
 

@@ -3,28 +3,48 @@
  * A call's gateway settings (`cacheTtl`, `metadata`, `retries`...) as `cf-aig-*` request headers,
  * checked against the gateway's limits first, so a bad value fails with a clear message instead
  * of a gateway 400 (or, worse, being silently ignored: the gateway drops metadata entries past the
- * fifth); with them, the checks of a call's other options. Only a call that sets any of them needs
- * this, so it loads with the first one (`call.ts`).
+ * fifth); with them, the checks of a call's other options and of its route. Only a call that
+ * sets any of them, or that is wrong, needs this, so it loads with the first such call
+ * (`call.ts`): an app does not load the wording of its mistakes before its first call.
  */
 
-import { choiceProblem, choices, wholeNumberProblem } from "./call-errors.ts";
+import { choiceProblem, choices, throwProblems, wholeNumberProblem } from "./call-errors.ts";
+import type { ClientState } from "./client.ts";
 import type { ChatOptions } from "./types.ts";
+import { UnknownRouteError } from "./unknown-route-error.ts";
 
-/** What a call's messages must be (`call.ts` reports it). */
-export const messagesProblem =
-  "messages must be a non-empty array of { role: system, user or assistant, content: string }";
+/**
+ * Checks what a call cannot go on without: a known route and well-formed messages (`call.ts`
+ * tells whether they are, `messagesValid`). Bad messages are reported with every other problem
+ * of the call's options at once.
+ * @throws UnknownRouteError, or InvalidOptionsError naming each problem.
+ */
+export function checkCall(state: ClientState, options: ChatOptions, messagesValid: boolean): void {
+  if (!state.routes.has(options.route)) {
+    throw new UnknownRouteError({
+      route: String(options.route),
+      knownRoutes: [...state.routes.keys()],
+    });
+  }
+  if (!messagesValid) {
+    settingHeaders(options, options.route, [
+      "messages must be a non-empty array of { role: system, user or assistant, content: string }",
+    ]);
+  }
+}
 
 /**
  * The `cf-aig-*` headers of a call's settings, after checking them and the call's other options
- * (`maxAttempts`, `deadlineMs`, `mode`, `onStreamBreak`): each problem is added to `problems`,
- * naming the option and its allowed range. The route's name joins `cf-aig-metadata` as `route`
+ * (`maxAttempts`, `deadlineMs`, `mode`, `onStreamBreak`): each problem joins `problems` (those
+ * found before), naming the option and its allowed range, and all are thrown at once. The route's name joins `cf-aig-metadata` as `route`
  * (so the gateway's own logs say which route a call used) unless the caller's metadata has
  * `route` or uses all five entries.
+ * @throws InvalidOptionsError naming each problem.
  */
 export function settingHeaders(
   settings: ChatOptions,
   route: string,
-  problems: string[],
+  problems: string[] = [],
 ): Record<string, string> {
   const { cacheTtl, metadata = {}, retries = {}, requestTimeoutMs, cacheKey } = settings;
   const entries = Object.entries(metadata);
@@ -53,6 +73,7 @@ export function settingHeaders(
     if (value !== undefined && !/^[^\r\n]+$/.test(value))
       problems.push(`${name} must be non-empty and free of line breaks`);
   }
+  throwProblems("Invalid call options", problems);
   const headers: Record<string, string> = {
     "cf-aig-metadata": JSON.stringify(
       "route" in metadata || entries.length >= 5 ? metadata : { route, ...metadata },

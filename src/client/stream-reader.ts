@@ -24,7 +24,8 @@ import {
   InvalidResponseError,
   TimeoutError,
 } from "./answer-errors.ts";
-import type { createCall, StreamAnswer, Streamer } from "./call.ts";
+import type { createCall } from "./call.ts";
+import type { StreamAnswer, Streamer } from "./call-context.ts";
 import type { GatewayError } from "./call-errors.ts";
 import { AbortedError } from "./call-errors.ts";
 import type { ClientState, RouteEntry } from "./client.ts";

@@ -6,8 +6,9 @@
  * does not carry that code. `result` settles once the stream has been read to its end.
  */
 
-import { createCall, lazy } from "./call.ts";
+import { createCall } from "./call.ts";
 import type { ClientState } from "./client.ts";
+import { readerModule } from "./lazy-modules.ts";
 import type { ChatDelta, ChatOptions, ChatResponse, ChatStream } from "./types.ts";
 
 /** A started stream, as `stream-reader.ts` runs it. */
@@ -16,8 +17,6 @@ export interface OpenStream {
   readonly result: Promise<ChatResponse>;
   cancel(): void;
 }
-
-const readerModule = lazy(() => import("./stream-reader.ts"));
 
 /** Starts `client.stream`; see the module description. */
 export function startStream(state: ClientState, options: ChatOptions): ChatStream {
