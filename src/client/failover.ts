@@ -1,7 +1,7 @@
 /**
  * @module
  * What a call does after an attempt failed: the error it is, what that error means for the route
- * (the refusal table, {@link conductFor}), and what comes next: the steps after the failing one
+ * (the refusal table, `refusals.ts`), and what comes next: the steps after the failing one
  * at once, the route again after a backoff, or the end of the call with its error. A healthy call
  * never needs this, so it loads with the first failure (`call.ts`), and the client starts loading
  * it when it is created, so that a failure does not wait for it.
@@ -19,6 +19,7 @@ import {
 import type { CallContext, Failure, Trial } from "./call-context.ts";
 import type { GatewayError, StepReference } from "./call-errors.ts";
 import type { RouteEntry } from "./client.ts";
+import { conductFor, gatewayEnvelope } from "./refusals.ts";
 
 /**
  * Sends a hedged route's attempt (`hedge/hedge.ts`, loaded with the first): its import lives here
@@ -48,56 +49,6 @@ export function attemptSignal(call: CallContext): AbortSignal {
 
 /** Default waits between tries of the route, in ms: doubling from the first, up to the longest. */
 export const retryDefaults = { retryDelayMs: 250, maxRetryDelayMs: 5_000 } as const;
-
-/**
- * What the call does after a provider's error answer, by what the error means:
- *
- * | the step's error | conduct |
- * |---|---|
- * | content policy (`content_filter`, `content_policy_violation`, safety, moderation) | `stop`: returned at once, no other step tried |
- * | context length (`context_length_exceeded`, "prompt is too long", "maximum context length", 413) | `next`: the steps after it; this step is not tried again in the call |
- * | model not found (404, `model_not_found`, "does not exist") | `next` |
- * | model overloaded (529, `overloaded_error`, "overloaded") | `next` |
- * | 429 rate limited | `retry`: the steps after it; the step is not sent again before its `Retry-After`: the route again after it when the deadline allows, else without that step |
- * | 408, 409, 5xx; resets and timeouts | `retry`: the steps after it; with none, the route again after a backoff |
- * | any other 4xx (invalid request, authentication) | `stop` |
- */
-export function conductFor(
-  status: number,
-  type: string,
-  message: string,
-): "stop" | "next" | "retry" {
-  const text = `${type} ${message}`.toLowerCase();
-  if (/content.?(filter|policy)|safety|moderation|flagged/.test(text)) return "stop";
-  if (
-    [404, 413, 529].includes(status) ||
-    /context.?(length|window)|too long|maximum (context|prompt)|maximum number of tokens|model.?not.?found|does not exist|overload/.test(
-      text,
-    )
-  ) {
-    return "next";
-  }
-  return status === 408 || status === 409 || status === 429 || status > 499 ? "retry" : "stop";
-}
-
-/**
- * The gateway's own error envelope, `{ success: false, error: [{ code, message }], name:
- * "AiGatewayError" }`, or undefined for any other body.
- */
-function gatewayEnvelope(text: string): { code: string; message: string } | undefined {
-  try {
-    const json = JSON.parse(text) as {
-      name?: unknown;
-      error?: { code?: unknown; message?: unknown }[];
-    };
-    const first = (Array.isArray(json?.error) && json.error[0]) || undefined;
-    return first !== undefined && (json.name === "AiGatewayError" || typeof first.code === "number")
-      ? { code: String(first.code ?? "unknown"), message: String(first.message ?? "no message") }
-      : undefined;
-  } catch {
-    return undefined;
-  }
-}
 
 /** Keeps `entry` out of the rest of the call. */
 function exclude(call: CallContext, entry: RouteEntry): void {
