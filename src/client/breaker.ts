@@ -18,7 +18,8 @@
  */
 
 import { InvalidOptionsError } from "./call-errors.ts";
-import type { RouteStep, StepBreaker } from "./types.ts";
+import type { StepBreaker } from "./guards.ts";
+import type { RouteStep } from "./types.ts";
 
 /** A circuit's state. */
 export type BreakerState = "closed" | "open" | "half-open";

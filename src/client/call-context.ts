@@ -12,7 +12,8 @@ import type { OutputRejection } from "./answer-errors.ts";
 import type { GatewayError } from "./call-errors.ts";
 import type { PreparedRoute, RouteEntry } from "./client.ts";
 import type { FailedStep } from "./event.ts";
-import type { ChatOptions, ChatResponse, GatewayClientOptions, SteeredStep } from "./types.ts";
+import type { SteeredStep } from "./guards.ts";
+import type { ChatOptions, ChatResponse, GatewayClientOptions } from "./types.ts";
 
 /** A complete answer, as a {@link Streamer} read it. */
 export interface StreamAnswer {

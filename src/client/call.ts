@@ -28,9 +28,10 @@ import type { OutputRejection } from "./answer-errors.ts";
 import type { Call, CallContext, Failure, Streamer, Trial } from "./call-context.ts";
 import { AbortedError, DeadlineExceededError, type GatewayError } from "./call-errors.ts";
 import type { ClientState, PreparedRoute, RouteEntry } from "./client.ts";
+import type { SteeredStep } from "./guards.ts";
 import { failoverModule, policyModule, recordModule, settingsModule } from "./lazy-modules.ts";
 import { callSafely } from "./recorder.ts";
-import type { ChatOptions, ChatResponse, GatewayClientOptions, SteeredStep } from "./types.ts";
+import type { ChatOptions, ChatResponse, GatewayClientOptions } from "./types.ts";
 
 /** Defaults of a call's deadline and attempts (`failover.ts` and the stream reader have theirs). */
 export const clientDefaults = { deadlineMs: 120_000, maxAttempts: 3 } as const;

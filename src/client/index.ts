@@ -50,6 +50,13 @@ export type {
   PolicyOutcome,
   SteeredStepRecord,
 } from "./event.ts";
+export type {
+  SteeredStep,
+  SteeringNotes,
+  StepBreaker,
+  StepGuard,
+  StepLimits,
+} from "./guards.ts";
 export {
   callbackRecorder,
   type MemoryRecorder,
@@ -73,11 +80,6 @@ export type {
   RouteStep,
   ServedInfo,
   SleepFunction,
-  SteeredStep,
-  SteeringNotes,
-  StepBreaker,
-  StepGuard,
-  StepLimits,
   StreamBreakPolicy,
   ValidationOutcome,
 } from "./types.ts";

@@ -5,7 +5,7 @@
  */
 
 import { GatewayError } from "../call-errors.ts";
-import type { SteeredStep } from "../types.ts";
+import type { SteeredStep } from "../guards.ts";
 
 /** Options for {@link AllStepsAtCapError}. */
 export interface AllStepsAtCapErrorOptions {

@@ -1,0 +1,79 @@
+/**
+ * @module
+ * The hooks that order each universal attempt's steps before it is sent, and what they note: the
+ * circuit breaker ({@link StepBreaker}, `stepwise/client/breaker`), provider limits
+ * ({@link StepLimits}, `stepwise/client/limits`) and health steering ({@link StepGuard},
+ * `stepwise/client/health`). Types only; a client without them carries none of their code.
+ */
+
+import type { BreakerTransition } from "./breaker.ts";
+import type { RouteStep } from "./types.ts";
+
+/**
+ * The client's view of a circuit breaker; `createCircuitBreaker` from `stepwise/client/breaker`
+ * makes one. A call asks it to order each attempt's steps and tells it what each step did.
+ */
+export interface StepBreaker {
+  /**
+   * The steps one attempt sends, in order. The breaker may move or drop steps whose circuit is
+   * open, and claim probes for this call in `probes` (circuit key → token).
+   */
+  order<Step extends RouteStep>(
+    steps: readonly Step[],
+    probes: Map<string, number>,
+  ): readonly Step[];
+  /** Counts one outcome of a step: it answered (`true`) or failed (`false`). */
+  record(step: RouteStep, ok: boolean, probes: Map<string, number>): void;
+  /** Frees the probes a call holds but did not use. */
+  release(probes: Map<string, number>): void;
+  /** Calls `listener` with every change of a circuit's state (the client passes its recorder's). */
+  subscribe?(listener: (transition: BreakerTransition) => void): unknown;
+}
+
+/** A step a guard left out of an attempt (`skipped`) or moved behind others (`demoted`), and why. */
+export interface SteeredStep {
+  /** 0-based index of the step in the route. */
+  readonly step: number;
+  readonly provider: string;
+  readonly model: string;
+  readonly action: "skipped" | "demoted";
+  /** e.g. `requests_at_cap`, `rpm_cap`, `retry_after`, `down`, `degraded`, `probation`. */
+  readonly reason: string;
+}
+
+/** Where a guard notes the steps it skipped or demoted (the call; its event lists them). */
+export interface SteeringNotes {
+  /** The call's mode: guards leave a `dynamic` call's steps alone (the gateway runs its chain). */
+  readonly mode: string;
+  steered?: SteeredStep[];
+}
+
+/**
+ * Orders the steps of each universal attempt before it is sent, after the breaker (health, then
+ * limits):
+ * `createProviderLimits` (`stepwise/client/limits`) skips steps at their quota,
+ * `createHealthSteering` (`stepwise/client/health`) demotes unhealthy ones.
+ */
+export interface StepGuard {
+  /**
+   * The steps to send, in order; each step left out or moved back is added to `notes.steered`. May
+   * throw a `GatewayError` when no step can be sent (the call ends with it, without a request).
+   */
+  order<Step extends RouteStep & { readonly index: number }>(
+    steps: readonly Step[],
+    notes: SteeringNotes,
+  ): readonly Step[];
+}
+
+/**
+ * The client's provider limits (`createProviderLimits()` from `stepwise/client/limits`): a
+ * {@link StepGuard} told of every answer whose step the client knows.
+ */
+export interface StepLimits extends StepGuard {
+  /**
+   * Reads what `response` (an answer or error answer of `step`, headers arrived, body unread)
+   * says of the provider's quota; `step` is undefined when the answer named no step of the
+   * route. It must not read `response`'s body (it may read a clone).
+   */
+  observe(step: RouteStep | undefined, response: Response): void;
+}
