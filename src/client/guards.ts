@@ -6,7 +6,7 @@
  * `stepwise/client/health`). Types only; a client without them carries none of their code.
  */
 
-import type { BreakerTransition } from "./breaker.ts";
+import type { BreakerTransition } from "./breaker-types.ts";
 import type { RouteStep } from "./types.ts";
 
 /**

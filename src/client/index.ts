@@ -40,7 +40,7 @@
 export type { BudgetLedger } from "../routes/budget-ledger.ts";
 export { complexityScorer, complexityTier } from "../routes/complexity.ts";
 export type { Scorer } from "../routes/policy-call.ts";
-export type { BreakerTransition } from "./breaker.ts";
+export type { BreakerTransition } from "./breaker-types.ts";
 export * from "./call-errors.ts";
 export { createGatewayClient, defaultBaseUrl, type GatewayClient } from "./client.ts";
 export type {

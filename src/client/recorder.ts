@@ -7,7 +7,7 @@
  * JSON-lines file recorder lives in `src/client/node/` because it needs `node:fs`.
  */
 
-import type { BreakerTransition } from "./breaker.ts";
+import type { BreakerTransition } from "./breaker-types.ts";
 import type { CallEvent } from "./event.ts";
 
 /**

@@ -7,7 +7,7 @@
 
 import { appendFile, mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { BreakerTransition } from "../breaker.ts";
+import type { BreakerTransition } from "../breaker-types.ts";
 import type { CallEvent } from "../event.ts";
 import type { Recorder } from "../recorder.ts";
 
