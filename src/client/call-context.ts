@@ -8,11 +8,11 @@
 
 import type { ChatRequest, FinishReason, ProviderAdapter, TokenUsage } from "../providers/types.ts";
 import type { PolicyDecision } from "../routes/policy.ts";
-import type { OutputRejection } from "./answer-errors.ts";
 import type { GatewayError } from "./call-errors.ts";
 import type { PreparedRoute, RouteEntry } from "./client.ts";
 import type { FailedStep } from "./event.ts";
 import type { SteeredStep } from "./guards.ts";
+import type { OutputRejection } from "./route-errors.ts";
 import type { ChatOptions, ChatResponse, GatewayClientOptions } from "./types.ts";
 
 /** A complete answer, as a {@link Streamer} read it. */

@@ -24,13 +24,13 @@ import type { ChatRequest, ProviderAdapter } from "../providers/types.ts";
 import type { PolicyDecision } from "../routes/policy.ts";
 import { universalStep } from "../routes/universal.ts";
 import { readAnswer } from "./answer.ts";
-import type { OutputRejection } from "./answer-errors.ts";
 import type { Call, CallContext, Failure, Streamer, Trial } from "./call-context.ts";
 import { AbortedError, DeadlineExceededError, type GatewayError } from "./call-errors.ts";
 import type { ClientState, PreparedRoute, RouteEntry } from "./client.ts";
 import type { SteeredStep } from "./guards.ts";
 import { failoverModule, policyModule, recordModule, settingsModule } from "./lazy-modules.ts";
 import { callSafely } from "./recorder.ts";
+import type { OutputRejection } from "./route-errors.ts";
 import type { ChatOptions, ChatResponse, GatewayClientOptions } from "./types.ts";
 
 /** Defaults of a call's deadline and attempts (`failover.ts` and the stream reader have theirs). */

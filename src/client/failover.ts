@@ -8,11 +8,9 @@
  */
 
 import {
-  AllStepsFailedError,
   ApiCallError,
   InvalidResponseError,
   NetworkError,
-  OutputRejectedError,
   RateLimitedError,
   TimeoutError,
 } from "./answer-errors.ts";
@@ -20,6 +18,7 @@ import type { CallContext, Failure, Trial } from "./call-context.ts";
 import type { GatewayError, StepReference } from "./call-errors.ts";
 import type { RouteEntry } from "./client.ts";
 import { conductFor, gatewayEnvelope } from "./refusals.ts";
+import { AllStepsFailedError, OutputRejectedError } from "./route-errors.ts";
 
 /**
  * Sends a hedged route's attempt (`hedge/hedge.ts`, loaded with the first): its import lives here
