@@ -349,6 +349,22 @@ describe("transport failures", () => {
     expect(error).toMatchObject({ code: "timeout", timeoutMs: 20 });
   });
 
+  it("tells each attempt's timeout apart: a network failure after a timed-out attempt is a NetworkError", async () => {
+    vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
+    onTestFinished(() => {
+      vi.useRealTimers();
+    });
+    server.urls[gatewayUrl]!.response = [{ type: "hang" }, { type: "network-error" }];
+    const { client, recorder } = testClient({ attemptTimeoutMs: 30 });
+    const call = rejectionOf(client.chat({ route: "default", messages, maxAttempts: 2 }));
+    await expect.poll(() => server.calls.length).toBe(1);
+    vi.advanceTimersByTime(30);
+    const error = await call;
+    expect(NetworkError.isInstance(error)).toBe(true);
+    expect(TimeoutError.isInstance(error)).toBe(false);
+    expect(recorder.events[0]).toMatchObject({ errorCode: "network_error", attempts: 2 });
+  });
+
   it("stops at the call's deadline with DeadlineExceededError", async () => {
     server.urls[gatewayUrl]!.response = { type: "hang" };
     const { client, recorder } = testClient();
