@@ -10,7 +10,6 @@ export type InfraErrorCode =
   | "worker_bundle_missing"
   | "wrangler_config_unreadable"
   | "route_not_expressible"
-  | "worker_config_too_large"
   | "worker_cron_unsupported";
 
 export class InfraError extends StepwiseError {

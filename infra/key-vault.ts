@@ -45,7 +45,7 @@ export interface KeyVaultArgs {
   readonly gatewayToken?: pulumi.Input<string>;
   /** Where the Worker forwards calls. Default: `https://gateway.ai.cloudflare.com`. */
   readonly gatewayUrl?: pulumi.Input<string>;
-  /** `STEPWISE_CONFIG`: the config as JSON, without secrets. Required. */
+  /** `STEPWISE_CONFIG`: the Worker's view of the config (`workerViewText`). Required. */
   readonly configJson: pulumi.Input<string>;
   /** Analytics Engine dataset bound as `EVENTS`. Default: `stepwise_events`. */
   readonly eventsDataset?: pulumi.Input<string>;

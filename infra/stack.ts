@@ -11,14 +11,18 @@
  * never half-deploys. What `stepwise validate` reports as warnings is logged as Pulumi warnings.
  */
 import * as pulumi from "@pulumi/pulumi";
-import { locateFindings, type StepwiseConfig, throwOnErrorFindings } from "../src/config/index.ts";
+import {
+  locateFindings,
+  type StepwiseConfig,
+  throwOnErrorFindings,
+  workerViewText,
+} from "../src/config/index.ts";
 import { findConfigFindings } from "../src/routes/index.ts";
 import { Byok } from "./byok.ts";
 import { byokProviders, checkDeploySecrets, deploysWorker, type StackSecrets } from "./config.ts";
 import { Gateway } from "./gateway.ts";
 import { KeyVault } from "./key-vault.ts";
 import { defaultWorkerBundlePath, defaultWranglerConfigPath } from "./paths.ts";
-import { workerConfigJson } from "./worker-bindings.ts";
 import { readWorkerBundle } from "./worker-bundle.ts";
 import { readWranglerSettings } from "./wrangler-config.ts";
 
@@ -83,7 +87,7 @@ export function buildStack(config: StepwiseConfig, options: BuildStackOptions = 
     ? {
         bundle: readWorkerBundle(options.workerBundlePath ?? defaultWorkerBundlePath()),
         wrangler: readWranglerSettings(options.wranglerConfigPath ?? defaultWranglerConfigPath),
-        configJson: workerConfigJson(config),
+        configJson: workerViewText(config, { source }),
       }
     : undefined;
 

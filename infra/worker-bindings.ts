@@ -8,7 +8,6 @@
  */
 import type * as cloudflare from "@pulumi/cloudflare";
 import type * as pulumi from "@pulumi/pulumi";
-import type { StepwiseConfig } from "../src/config/index.ts";
 import { InfraError } from "./errors.ts";
 
 /** Binding names: the contract with the Worker code. */
@@ -27,7 +26,7 @@ export const workerBindingNames = {
   gatewayToken: "GATEWAY_TOKEN",
   /** Base URL the Worker forwards gateway calls to. */
   gatewayUrl: "GATEWAY_URL",
-  /** The parsed Stepwise config as JSON text, secrets removed. */
+  /** The Worker's view of the Stepwise config (`workerViewText`): only what it reads, no secret. */
   config: "STEPWISE_CONFIG",
   /** Analytics Engine dataset, one data point per proxied call. */
   events: "EVENTS",
@@ -45,15 +44,13 @@ export const workerBindingNames = {
   cloudflareApiUrl: "CLOUDFLARE_API_URL",
 } as const;
 
-/** Workers' limit on one plain-text variable (5 KB). */
-export const maxWorkerVariableBytes = 5 * 1024;
-
 export interface WorkerBindingInputs {
   readonly namespaceId: pulumi.Input<string>;
   readonly rotateToken: pulumi.Input<string>;
   /** Bound only when set. */
   readonly gatewayToken?: pulumi.Input<string> | undefined;
   readonly gatewayUrl: pulumi.Input<string>;
+  /** `STEPWISE_CONFIG`: the Worker's view of the config, from `workerViewText`. */
   readonly configJson: pulumi.Input<string>;
   readonly eventsDataset: pulumi.Input<string>;
   /** Dataset bound as `DAILY_SUMMARY`; bound only when set. */
@@ -150,44 +147,4 @@ export function workerMigrations(
     newTag: last.tag,
     steps: pending.map((migration) => ({ newSqliteClasses: [...migration.newSqliteClasses] })),
   };
-}
-
-/** Config keys that hold secrets; they reach the Worker as secret bindings or not at all. */
-export const secretConfigKeys = [
-  "gatewayToken",
-  "rotateToken",
-  "byokKeys",
-  "secretsStoreToken",
-  "analyticsApiToken",
-] as const;
-
-/** The config without its secrets: what may be stored as plain text. */
-export function withoutSecrets(
-  config: StepwiseConfig,
-): Omit<StepwiseConfig, (typeof secretConfigKeys)[number]> {
-  const {
-    gatewayToken: _gatewayToken,
-    rotateToken: _rotateToken,
-    byokKeys: _byokKeys,
-    secretsStoreToken: _secretsStoreToken,
-    analyticsApiToken: _analyticsApiToken,
-    ...rest
-  } = config;
-  return rest;
-}
-
-/**
- * The `STEPWISE_CONFIG` text: compact JSON of the config without secrets.
- * @throws {InfraError} `worker_config_too_large` past Workers' 5 KB variable limit.
- */
-export function workerConfigJson(config: StepwiseConfig): string {
-  const json = JSON.stringify(withoutSecrets(config));
-  const bytes = Buffer.byteLength(json, "utf8");
-  if (bytes > maxWorkerVariableBytes) {
-    throw new InfraError({
-      code: "worker_config_too_large",
-      message: `the config is ${bytes} bytes as JSON, but a Worker variable (STEPWISE_CONFIG) holds at most ${maxWorkerVariableBytes}: drop unused model prices or routes from the stack config`,
-    });
-  }
-  return json;
 }

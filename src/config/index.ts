@@ -1,7 +1,8 @@
 /**
  * @module
- * The Stepwise config: one zod schema, `parseConfig` for values from anywhere, and `loadConfig`
- * for `Pulumi.<stack>.yaml` or any YAML/JSON file.
+ * The Stepwise config: one zod schema, `parseConfig` for values from anywhere, `loadConfig` for
+ * `Pulumi.<stack>.yaml` or any YAML/JSON file, and the companion Worker's view of it
+ * (`workerViewText` to build it, `parseWorkerView` to read it).
  */
 export { findConfigProblems } from "./checks.ts";
 export {
@@ -38,3 +39,20 @@ export {
 export { type ParseConfigOptions, parseConfig } from "./parse.ts";
 export * from "./policy-schema.ts";
 export * from "./schema.ts";
+export {
+  type ParseWorkerViewOptions,
+  parseWorkerView,
+  type WorkerView,
+  type WorkerViewGateway,
+  workerViewGatewaySchema,
+  workerViewSchema,
+  workerViewVersion,
+} from "./worker-view.ts";
+export {
+  findWorkerViewProblems,
+  maxWorkerVariableBytes,
+  type WorkerViewTextOptions,
+  workerServedProviders,
+  workerView,
+  workerViewText,
+} from "./worker-view-build.ts";

@@ -242,7 +242,8 @@ export const gatewaySchema = z.strictObject({
     }),
 });
 
-const modelKeySchema = z.string().regex(/^[a-z0-9-]+\/.+$/, {
+/** A price table key: `"<provider>/<model>"`. */
+export const modelKeySchema = z.string().regex(/^[a-z0-9-]+\/.+$/, {
   error: 'model keys are "<provider>/<model>", e.g. openai/gpt-4o-mini',
 });
 
@@ -258,7 +259,7 @@ const retirementDateSchema = z.preprocess(
     .pipe(z.iso.date({ error: 'retires.date is a day, e.g. "2026-07-14" (quote it)' })),
 );
 
-const priceSchema = z.strictObject({
+export const priceSchema = z.strictObject({
   input: z.number().min(0, { error: "price per million input tokens must be 0 or more" }),
   output: z.number().min(0, { error: "price per million output tokens must be 0 or more" }),
   /**

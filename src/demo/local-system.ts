@@ -8,7 +8,7 @@
  */
 import { createHash, randomBytes } from "node:crypto";
 import Cloudflare from "cloudflare";
-import type { StepwiseConfig } from "../config/index.ts";
+import { type StepwiseConfig, workerViewText } from "../config/index.ts";
 import { type Emulator, startEmulator } from "../emulator/index.ts";
 import { createAppToken, type RotatedVersion, rotateKey } from "../worker-admin/index.ts";
 import {
@@ -48,6 +48,9 @@ export interface StartLocalSystemOptions {
 /** Starts emulator, mock providers and Worker, and seeds the Worker's KV through its admin API. */
 export async function startLocalSystem(options: StartLocalSystemOptions): Promise<LocalSystem> {
   const { config } = options;
+  // The Worker's view, built by the same function as Pulumi's and refused here when Cloudflare
+  // would refuse it (too big for a Worker variable), before anything starts.
+  const workerConfig = workerViewText(config);
   const say = options.onStep ?? (() => undefined);
   const providers = config.keys.providers;
   const generation = new Map<string, number>(providers.map((provider) => [provider, 1]));
@@ -71,20 +74,12 @@ export async function startLocalSystem(options: StartLocalSystemOptions): Promis
     bundle = await buildWorkerBundle();
     say("starting the Worker in workerd with a local KV namespace");
     const adminToken = randomBytes(24).toString("base64url");
-    const {
-      gatewayToken: _gatewayToken,
-      rotateToken: _rotateToken,
-      byokKeys: _byokKeys,
-      secretsStoreToken: _secretsStoreToken,
-      analyticsApiToken: _analyticsApiToken,
-      ...publicConfig
-    } = config;
     const byokGateway = config.gateways.find((gateway) => gateway.byok !== undefined);
     worker = await startWorker(bundle.scriptPath, {
       ROTATE_TOKEN: adminToken,
       GATEWAY_TOKEN: emulator.gatewayToken,
       GATEWAY_URL: emulator.url,
-      STEPWISE_CONFIG: JSON.stringify(publicConfig),
+      STEPWISE_CONFIG: workerConfig,
       CLOUDFLARE_API_URL: emulator.restUrl,
       SECRETS_STORE_TOKEN: randomBytes(24).toString("base64url"),
       BYOK_STORE_ID: byokGateway === undefined ? "" : await storeIdOf(emulator, byokGateway.id),

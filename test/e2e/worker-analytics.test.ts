@@ -12,7 +12,7 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reportCommand } from "../../src/cli/commands/report.ts";
 import { type CallEvent, callbackRecorder, createGatewayClient } from "../../src/client/index.ts";
-import { parseConfig, type StepwiseConfig } from "../../src/config/index.ts";
+import { parseConfig, type StepwiseConfig, workerViewText } from "../../src/config/index.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import { createAppToken, rotateKey } from "../../src/worker-admin/index.ts";
 import {
@@ -70,7 +70,7 @@ beforeAll(async () => {
       ROTATE_TOKEN: adminToken,
       GATEWAY_TOKEN: emulator.gatewayToken,
       GATEWAY_URL: emulator.url,
-      STEPWISE_CONFIG: JSON.stringify(config),
+      STEPWISE_CONFIG: workerViewText(config),
     },
     { recordAnalytics: true },
   );

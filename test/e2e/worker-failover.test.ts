@@ -6,7 +6,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rotateCommand } from "../../src/cli/commands/rotate.ts";
-import { parseConfig, type StepwiseConfig } from "../../src/config/index.ts";
+import { parseConfig, type StepwiseConfig, workerViewText } from "../../src/config/index.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import { compileUniversalRequest } from "../../src/routes/index.ts";
 import { createAppToken, rotateKey } from "../../src/worker-admin/index.ts";
@@ -59,7 +59,7 @@ beforeAll(async () => {
     ROTATE_TOKEN: adminToken,
     GATEWAY_TOKEN: emulator.gatewayToken,
     GATEWAY_URL: emulator.url,
-    STEPWISE_CONFIG: JSON.stringify(config),
+    STEPWISE_CONFIG: workerViewText(config),
   });
   appToken = (await createAppToken({ workerUrl: worker.url, token: adminToken, name: "e2e" }))
     .token;

@@ -7,6 +7,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { type RotateDependencies, rotateCommand } from "../../src/cli/commands/rotate.ts";
+import { parseConfig, workerViewText } from "../../src/config/index.ts";
 import {
   buildWorkerBundle,
   type RunningWorker,
@@ -25,13 +26,15 @@ beforeAll(async () => {
   worker = await startWorker(bundle.scriptPath, {
     ROTATE_TOKEN: adminToken,
     GATEWAY_URL: "http://127.0.0.1:9",
-    STEPWISE_CONFIG: JSON.stringify({
-      accountId: "0123456789abcdef0123456789abcdef",
-      gateways: [
-        { id: "chat", routes: { default: [{ provider: "openai", model: "gpt-4o-mini" }] } },
-      ],
-      keys: { providers: ["openai"] },
-    }),
+    STEPWISE_CONFIG: workerViewText(
+      parseConfig({
+        accountId: "0123456789abcdef0123456789abcdef",
+        gateways: [
+          { id: "chat", routes: { default: [{ provider: "openai", model: "gpt-4o-mini" }] } },
+        ],
+        keys: { providers: ["openai"] },
+      }),
+    ),
   });
   directory = await mkdtemp(path.join(tmpdir(), "stepwise-rotate-"));
 }, 120_000);

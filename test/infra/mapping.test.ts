@@ -13,7 +13,6 @@ import {
   toPulumiElements,
 } from "../../infra/dynamic-route.ts";
 import { gatewaySettings, ignoredGatewayFields } from "../../infra/gateway-settings.ts";
-import { workerConfigJson } from "../../infra/worker-bindings.ts";
 import { readWranglerSettings, stripJsonComments } from "../../infra/wrangler-config.ts";
 import { parseConfig } from "../../src/config/index.ts";
 import type { RouteElement } from "../../src/routes/index.ts";
@@ -208,29 +207,6 @@ describe("gatewaySettings", () => {
         },
       ],
     });
-  });
-});
-
-describe("workerConfigJson", () => {
-  it("drops the secrets and refuses a config larger than a Worker variable", () => {
-    const base = {
-      accountId,
-      gateways: [{ id: "g", routes: { r: [{ provider: "openai", model: "m" }] } }],
-      keys: { providers: ["openai"] },
-      rotateToken: "rotate-secret",
-      gatewayToken: "gateway-secret",
-      byokKeys: { openai: "sk-secret" },
-    };
-    const json = workerConfigJson(parseConfig(base));
-    expect(json).not.toMatch(/secret/);
-    expect(JSON.parse(json).accountId).toBe(accountId);
-
-    const models = Object.fromEntries(
-      Array.from({ length: 200 }, (_, index) => [`openai/model-${index}`, { input: 1, output: 2 }]),
-    );
-    expect(() => workerConfigJson(parseConfig({ ...base, models }))).toThrow(
-      /bytes as JSON, but a Worker variable \(STEPWISE_CONFIG\) holds at most 5120/,
-    );
   });
 });
 

@@ -13,6 +13,7 @@ import {
   waitOnExecutionContext,
 } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
+import { parseConfig, workerViewText } from "../../src/config/index.ts";
 import { createWorker, type WorkerEnv } from "../../src/worker/index.ts";
 import { accountId, adminToken, testConfig } from "./harness.ts";
 
@@ -42,7 +43,7 @@ function setUp() {
     ...(env as unknown as WorkerEnv),
     ROTATE_TOKEN: adminToken,
     GATEWAY_URL: "https://gateway.test",
-    STEPWISE_CONFIG: JSON.stringify(testConfig()),
+    STEPWISE_CONFIG: workerViewText(parseConfig(testConfig())),
   } as WorkerEnv;
   const call = async (method: string, path: string, token: string, body?: unknown) => {
     const execution = createExecutionContext();

@@ -14,7 +14,7 @@
  */
 /// <reference types="@cloudflare/vitest-pool-workers/types" />
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
-import type { GatewayConfig } from "../../src/config/index.ts";
+import { type GatewayConfig, parseConfig, workerViewText } from "../../src/config/index.ts";
 import {
   type AnalyticsDataPoint,
   byokSecretTarget,
@@ -266,7 +266,7 @@ export function createHarness(options: HarnessOptions = {}) {
     ROTATE_TOKEN: adminToken,
     GATEWAY_TOKEN: gatewayToken,
     GATEWAY_URL: gatewayUrl,
-    STEPWISE_CONFIG: JSON.stringify(options.config ?? testConfig()),
+    STEPWISE_CONFIG: workerViewText(parseConfig(options.config ?? testConfig())),
     EVENTS: { writeDataPoint: (point) => void events.push(point) },
     ...options.envOverrides,
   });

@@ -2,7 +2,7 @@
  * @module
  * `npm run worker:dev`: the companion Worker under `wrangler dev` on this machine, ready to try
  * the admin API and `stepwise rotate` by following the docs. It listens on 127.0.0.1:8788 (next
- * to `stepwise dev`'s emulator on 8787), takes the dev stack's config, forwards gateway calls to
+ * to `stepwise dev`'s emulator on 8787), takes the dev stack's config (its worker view), forwards gateway calls to
  * the emulator with its default gateway token, and accepts the local admin token
  * `stepwise-local-admin-token`: a name for a local server on loopback, never a deployed secret
  * (Pulumi sets the real ROTATE_TOKEN from `stepwise:rotateToken`). KV lives in `.wrangler/state`.
@@ -12,8 +12,7 @@
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
-import { workerConfigJson } from "../../infra/worker-bindings.ts";
-import { loadConfig } from "../../src/config/index.ts";
+import { loadConfig, workerViewText } from "../../src/config/index.ts";
 import { defaultGatewayToken } from "../../src/emulator/options.ts";
 
 /** The admin token `npm run worker:dev` accepts (`STEPWISE_ROTATE_TOKEN` for `stepwise rotate`). */
@@ -55,7 +54,7 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
   );
   const wrangler = spawn(
     path.join(root, "node_modules", ".bin", "wrangler"),
-    workerDevArguments(workerConfigJson(config), extra),
+    workerDevArguments(workerViewText(config, { source: "Pulumi.dev.yaml" }), extra),
     { cwd: root, stdio: "inherit", env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
   );
   for (const signal of ["SIGINT", "SIGTERM"] as const)

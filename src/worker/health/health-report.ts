@@ -6,7 +6,7 @@
  * serves it with `Cache-Control: private, max-age=60` and an `ETag` (`If-None-Match` → 304). The
  * contract is documented in docs/worker.md.
  */
-import type { StepwiseConfig } from "../../config/schema.ts";
+import type { WorkerView } from "../../config/worker-view.ts";
 import { jsonResponse } from "../errors.ts";
 import type { HandlerContext } from "../handler-context.ts";
 import { keyLayout } from "../key-layout.ts";
@@ -69,7 +69,7 @@ const rank: Record<HealthState, number> = { healthy: 0, degraded: 1, down: 2 };
 
 /** The document for a set of records. */
 export function healthDocument(
-  config: StepwiseConfig,
+  config: WorkerView,
   views: readonly ModelHealthView[],
   now: number | null,
 ): HealthDocument {

@@ -7,7 +7,7 @@
  * model's history (`model-health.ts`); the published states are written to KV `report:health`
  * for `GET /health`.
  */
-import type { StepwiseConfig } from "../../config/schema.ts";
+import type { WorkerView } from "../../config/worker-view.ts";
 import { getProvider } from "../../providers/index.ts";
 import type { HandlerContext } from "../handler-context.ts";
 import { keyLayout } from "../key-layout.ts";
@@ -24,30 +24,23 @@ export interface ProbeTarget {
 }
 
 /** The `slowMs` of a provider/model: `slowMsPerModel` for the model, else the provider, else `slowMs`. */
-export function slowMsFor(config: StepwiseConfig, provider: string, model: string): number {
+export function slowMsFor(config: WorkerView, provider: string, model: string): number {
   const { slowMs, slowMsPerModel } = config.worker.healthProbe;
   return slowMsPerModel[`${provider}/${model}`] ?? slowMsPerModel[provider] ?? slowMs;
 }
 
 /**
- * Every provider/model of the routes (their steps and their policies' chains) whose provider the
- * Worker holds keys for, each once.
+ * The view's probe targets (every provider/model of the routes whose provider the Worker holds
+ * keys for, each once: `workerView` picks them), in `provider/model` order.
  */
-export function probeTargets(config: StepwiseConfig): ProbeTarget[] {
-  const targets = new Map<string, ProbeTarget>();
-  for (const gateway of config.gateways) {
-    for (const route of Object.values(gateway.routes)) {
-      const steps = [route.steps, ...Object.values(route.chains ?? {})].flat();
-      for (const step of steps) {
-        if (!config.keys.providers.includes(step.provider)) continue;
-        const id = `${step.provider}/${step.model}`;
-        if (!targets.has(id)) {
-          targets.set(id, { provider: step.provider, model: step.model, gateway: gateway.id });
-        }
-      }
-    }
-  }
-  return [...targets.values()].sort((a, b) =>
+export function probeTargets(config: WorkerView): ProbeTarget[] {
+  const targets = Object.entries(config.probes).flatMap(([gateway, models]) =>
+    models.map((key) => {
+      const slash = key.indexOf("/");
+      return { provider: key.slice(0, slash), model: key.slice(slash + 1), gateway };
+    }),
+  );
+  return targets.sort((a, b) =>
     `${a.provider}/${a.model}`.localeCompare(`${b.provider}/${b.model}`),
   );
 }

@@ -19,7 +19,7 @@
  * secret is overwritten with a placeholder that no provider accepts, so the revoked key does not
  * stay in the gateway; a dynamic route then falls back past that provider.
  */
-import type { GatewayConfig } from "../../config/schema.ts";
+import type { WorkerViewGateway } from "../../config/worker-view.ts";
 import type { FetchFunction } from "../handler-context.ts";
 import { defaultKeyName } from "../key-layout.ts";
 import { currentKey } from "./kv-edge-target.ts";
@@ -34,7 +34,7 @@ export const noKeyPlaceholder = "stepwise-no-usable-key";
 /** Where the secrets are and how to reach them. */
 export interface ByokTargetOptions {
   readonly accountId: string;
-  readonly gateways: readonly GatewayConfig[];
+  readonly gateways: readonly WorkerViewGateway[];
   /** `CLOUDFLARE_API_URL`; Cloudflare's by default, the emulator's REST URL locally. */
   readonly apiUrl: string;
   /** `SECRETS_STORE_TOKEN`; undefined leaves every write pending. */
@@ -51,7 +51,7 @@ export function byokSecretName(gateway: string, provider: string, alias = defaul
 
 /** True when some gateway stores a key of one of `providers`. */
 export function hasByokProviders(
-  gateways: readonly GatewayConfig[],
+  gateways: readonly WorkerViewGateway[],
   providers: readonly string[],
 ): boolean {
   return gateways.some((gateway) =>

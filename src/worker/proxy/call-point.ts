@@ -7,7 +7,7 @@
  * JSON answer's usage (streams leave them unknown), the event id from `cf-aig-event-id`.
  * Writing is best-effort: a failure is logged without detail and never fails the call.
  */
-import type { StepwiseConfig } from "../../config/schema.ts";
+import type { WorkerView } from "../../config/worker-view.ts";
 import { computeCost, getProvider, isKnownProvider } from "../../providers/index.ts";
 import type { TokenUsage } from "../../providers/types.ts";
 import { type CallPoint, type CallPointMode, encodeCallPoint } from "../analytics-schema.ts";
@@ -98,11 +98,7 @@ export interface CallOutcome {
 }
 
 /** Builds the point of one call. */
-export function callPoint(
-  facts: CallFacts,
-  outcome: CallOutcome,
-  config: StepwiseConfig,
-): CallPoint {
+export function callPoint(facts: CallFacts, outcome: CallOutcome, config: WorkerView): CallPoint {
   const { response } = outcome;
   const served = servedStep(facts, response);
   const status = response?.status ?? 0;

@@ -23,7 +23,7 @@
  * provider-native call is re-sent with the next key by the Worker itself. Keys at a cap are not
  * sent at all; when every key of every step is, the answer is a 429 `provider_at_cap`.
  */
-import type { GatewayConfig } from "../../config/schema.ts";
+import type { WorkerViewGateway } from "../../config/worker-view.ts";
 import { isKnownProvider } from "../../providers/index.ts";
 import { parseBody } from "../admin-schemas.ts";
 import type { UsableKey } from "../edge-keys.ts";
@@ -61,7 +61,7 @@ export interface ProxyCaller {
 
 /** Where a proxied request goes and what is known before its body is read. */
 interface ProxyTarget {
-  readonly gateway: GatewayConfig;
+  readonly gateway: WorkerViewGateway;
   readonly url: string;
   readonly headers: Headers;
   readonly admitted: Promise<RateLimitDecision>;

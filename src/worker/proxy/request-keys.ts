@@ -8,7 +8,7 @@
  * calls follow the same rotations.
  */
 import { z } from "zod";
-import type { GatewayConfig } from "../../config/schema.ts";
+import type { WorkerViewGateway } from "../../config/worker-view.ts";
 import { isKnownProvider } from "../../providers/index.ts";
 import type { UsableKey } from "../edge-keys.ts";
 import { WorkerError } from "../errors.ts";
@@ -59,7 +59,7 @@ export const compatBodySchema = z.looseObject({
 /** The pool of each provider: one KV read per distinct provider, all in parallel. */
 export async function resolvePools(
   providers: readonly string[],
-  gateway: GatewayConfig,
+  gateway: WorkerViewGateway,
   context: HandlerContext,
 ): Promise<ResolvedPool[]> {
   const distinct = [...new Set(providers)];
