@@ -102,7 +102,10 @@ export interface WorkerEnv {
   GATEWAY_TOKEN?: string;
   /** Base URL of the gateway, e.g. `https://gateway.ai.cloudflare.com` or the emulator's URL. */
   GATEWAY_URL?: string;
-  /** The parsed Stepwise config as JSON text (or a JSON binding's object). */
+  /**
+   * The Worker's view of the Stepwise config (`workerViewText` in `src/config`): JSON text, or a
+   * JSON binding's object.
+   */
   STEPWISE_CONFIG?: unknown;
   /** Workers Analytics Engine dataset for one event per proxied call (optional). */
   EVENTS?: AnalyticsDatasetLike;
