@@ -1,0 +1,47 @@
+/**
+ * @module
+ * Field schemas that several parts of the config share: provider slugs, Pulumi secrets, cache
+ * TTLs and retry backoff. Part of the one config schema (`schema.ts`).
+ */
+import { z } from "zod";
+
+/** Provider slugs this schema accepts besides `custom-<slug>`. Kept in sync with the registry by a test. */
+export const builtInProviderSlugs = [
+  "openai",
+  "anthropic",
+  "workers-ai",
+  "groq",
+  "mistral",
+  "deepseek",
+  "grok",
+  "google-ai-studio",
+  "openrouter",
+] as const;
+
+const customProviderPattern = /^custom-[a-z0-9][a-z0-9-]{0,62}$/;
+
+export const providerSlugSchema = z
+  .string()
+  .refine(
+    (slug) =>
+      (builtInProviderSlugs as readonly string[]).includes(slug) ||
+      customProviderPattern.test(slug),
+    {
+      error: (issue) =>
+        `unknown provider "${String(issue.input)}": use one of ${builtInProviderSlugs.join(", ")}, or custom-<slug> for an OpenAI-compatible custom provider`,
+    },
+  );
+
+/** A Pulumi-encrypted value (`{ secure: "v1:..." }`). Recognised, never needed locally. */
+export const secureValueSchema = z.strictObject({ secure: z.string() });
+export const secretStringSchema = z.union([z.string().min(1), secureValueSchema]);
+
+export const cacheTtlSchema = z
+  .int({ error: "cache TTL must be a whole number of seconds" })
+  .refine((ttl) => ttl === 0 || (ttl >= 60 && ttl <= 2_592_000), {
+    error: "cache TTL must be 0 (off) or between 60 and 2592000 seconds (30 days)",
+  });
+
+export const backoffSchema = z.enum(["constant", "linear", "exponential"], {
+  error: 'backoff must be "constant", "linear" or "exponential"',
+});
