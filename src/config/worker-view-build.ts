@@ -53,7 +53,9 @@ function probeTargets(config: StepwiseConfig): Record<string, string[]> {
         const key = `${step.provider}/${step.model}`;
         if (!config.keys.providers.includes(step.provider) || seen.has(key)) continue;
         seen.add(key);
-        probes[gateway.id] = [...(probes[gateway.id] ?? []), key];
+        const models = probes[gateway.id] ?? [];
+        models.push(key);
+        probes[gateway.id] = models;
       }
     }
   }
@@ -105,7 +107,7 @@ const trimAdvice: Record<Exclude<keyof WorkerView, "version">, { path: string; f
   accountId: { path: "accountId", fix: "" },
 };
 
-/** Bytes of a text as UTF-8, as Cloudflare counts a variable. */
+/** Bytes of a text as UTF-8 (never fewer than its characters: the stricter count). */
 function utf8Bytes(text: string): number {
   return new TextEncoder().encode(text).byteLength;
 }
