@@ -13,7 +13,12 @@ import type {
 import { type DailySummaryEnv, runDailySummary } from "./daily-summary.ts";
 import { defaultEdgeCacheMs, EdgeCache, EdgeReader } from "./edge-keys.ts";
 import { errorResponse } from "./errors.ts";
-import type { FetchFunction, HandlerContext, WorkerLogger } from "./handler-context.ts";
+import type {
+  FetchFunction,
+  HandlerContext,
+  TimerFunction,
+  WorkerLogger,
+} from "./handler-context.ts";
 import { buildApp } from "./http/app.ts";
 import type { KeyLedgerApi } from "./ledger/ledger-api.ts";
 import { ledgerName } from "./ledger/ledger-api.ts";
@@ -29,6 +34,11 @@ export interface WorkerOptions {
   readonly fetch?: FetchFunction;
   /** `console` by default. Lines never carry a key or a token. */
   readonly logger?: WorkerLogger;
+  /**
+   * Timers on the clock of `now` (a proxied call's `cf-aig-request-timeout`); `setTimeout` by
+   * default. A test with an injected clock fires them as it moves the clock.
+   */
+  readonly setTimer?: TimerFunction;
   /** How long the isolate reuses an edge record it read from KV; 1 000 ms by default. */
   readonly edgeCacheMs?: number;
 }
@@ -103,6 +113,7 @@ export function createWorker(options: WorkerOptions = {}): StepwiseWorker {
       fetch: (input, init) => (options.fetch ?? globalThis.fetch)(input, init),
       logger: logger(),
       now,
+      setTimer: (ms, fire) => (options.setTimer ?? realTimer)(ms, fire),
       reportSettings: () => ({
         now: now(),
         maxAgeDays: keySettings.maxAgeDays,
@@ -141,6 +152,12 @@ export function createWorker(options: WorkerOptions = {}): StepwiseWorker {
     runScheduled: (env, execution = { waitUntil: () => undefined }) => run(env, execution),
   };
 }
+
+/** `setTimeout`, cancellable. */
+const realTimer: TimerFunction = (ms, fire) => {
+  const timer = setTimeout(fire, ms);
+  return () => clearTimeout(timer);
+};
 
 /** What the daily summary reads: its bindings, and Cloudflare's API base (the emulator's locally). */
 function dailySummaryEnv(env: WorkerEnv): DailySummaryEnv {

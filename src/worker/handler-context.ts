@@ -19,6 +19,12 @@ export type FetchFunction = (
   init?: RequestInit,
 ) => Promise<Response>;
 
+/**
+ * Calls `fire` once after `ms` milliseconds unless the returned function cancels it first;
+ * `setTimeout` by default, a test clock's timers in tests.
+ */
+export type TimerFunction = (ms: number, fire: () => void) => () => void;
+
 /** Where the Worker writes log lines. Lines never carry a key or a token. */
 export interface WorkerLogger {
   info(message: string): void;
@@ -46,6 +52,8 @@ export interface HandlerContext {
   readonly fetch: FetchFunction;
   readonly logger: WorkerLogger;
   now(): number;
+  /** Timers on the same clock as `now` (a call's deadline). */
+  readonly setTimer: TimerFunction;
   /** Settings for key reports at this moment. */
   reportSettings(): KeyReportSettings;
 }

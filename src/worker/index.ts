@@ -27,7 +27,7 @@ export {
 export { AppLimiter, KeyLedger, ProviderMonitor } from "./durable-objects.ts";
 export { EdgeReader, type UsableKey } from "./edge-keys.ts";
 export { WorkerError } from "./errors.ts";
-export type { FetchFunction, WorkerLogger } from "./handler-context.ts";
+export type { FetchFunction, TimerFunction, WorkerLogger } from "./handler-context.ts";
 export type { HealthDocument, ModelHealthEntry } from "./health/health-report.ts";
 export { ModelHealthBook } from "./health/model-health-book.ts";
 export {

@@ -9,8 +9,9 @@
  * of every response, so tests can scan everything for leaked keys.
  *
  * The ledger lives at the home location (`edge-a`): its KV writes are seen there at once and
- * elsewhere one propagation time later. `advance(ms)` moves the clock and fires the ledger's
- * alarm when due (edge writes that had to wait for KV's one write per second per key).
+ * elsewhere one propagation time later. `advance(ms)` moves the clock, fires the Worker's timers
+ * that came due (a call's `cf-aig-request-timeout`) and the ledger's alarm when due (edge writes
+ * that had to wait for KV's one write per second per key).
  */
 /// <reference types="@cloudflare/vitest-pool-workers/types" />
 import { createExecutionContext, waitOnExecutionContext } from "cloudflare:test";
@@ -166,6 +167,15 @@ export interface HarnessOptions {
   readonly byokSecrets?: Record<string, string>;
 }
 
+/** A timer the Worker set on the harness clock. */
+export interface HarnessTimer {
+  /** Clock time it fires at. */
+  readonly due: number;
+  readonly fire: () => void;
+  /** Fired or cancelled. */
+  done: boolean;
+}
+
 /** The location of the Worker that `call` reaches; `at(location)` reaches others. */
 export const homeLocation = "edge-a";
 
@@ -178,6 +188,8 @@ export function createHarness(options: HarnessOptions = {}) {
   const logs: string[] = [];
   const transcript: string[] = [];
   let behaviour = options.gateway ?? defaultGateway;
+  const timers: HarnessTimer[] = [];
+  const timerListeners: ((timer: HarnessTimer) => void)[] = [];
   const record = (level: string) => (message: string) => {
     logs.push(`${level}: ${message}`);
   };
@@ -189,6 +201,14 @@ export function createHarness(options: HarnessOptions = {}) {
   };
   const worker = createWorker({
     now: () => clock,
+    setTimer: (ms, fire) => {
+      const timer: HarnessTimer = { due: clock + ms, fire, done: false };
+      timers.push(timer);
+      for (const listener of timerListeners) listener(timer);
+      return () => {
+        timer.done = true;
+      };
+    },
     logger: { info: record("info"), warn: record("warn"), error: record("error") },
     fetch: async (input, init) => {
       const request = new Request(input, init);
@@ -360,10 +380,30 @@ export function createHarness(options: HarnessOptions = {}) {
     setGateway(next: GatewayBehaviour) {
       behaviour = next;
     },
-    /** Moves the clock; the ledger's alarm fires if it came due. */
+    /** Moves the clock; the Worker's timers and the ledger's alarm fire if they came due. */
     async advance(ms: number): Promise<void> {
       clock += ms;
+      const due = timers
+        .filter((timer) => !timer.done && timer.due <= clock)
+        .sort((a, b) => a.due - b.due);
+      for (const timer of due) {
+        timer.done = true;
+        timer.fire();
+      }
       await ledgerAlarm.fireDue(clock, () => ledger.runAlarm());
+    },
+    /**
+     * Moves the clock without firing the Worker's timers: an isolate too busy to run them on
+     * time (they fire at the next `advance`).
+     */
+    advanceClockOnly(ms: number): void {
+      clock += ms;
+    },
+    /** Every timer the Worker set, in order (fired and cancelled ones included). */
+    timers,
+    /** Calls `listener` with each timer the Worker sets from now on. */
+    onTimer(listener: (timer: HarnessTimer) => void): void {
+      timerListeners.push(listener);
     },
     ledger,
     ledgerStorage,

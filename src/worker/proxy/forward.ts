@@ -7,15 +7,19 @@
  *
  * A call may have several attempts, one per key of its provider's pool: when the provider (not the
  * gateway's own limits) answers 429, 401 or 403 and another attempt remains, that answer is
- * dropped and the next key is sent (the key's condition is recorded through the
- * {@link CallObserver}); the app sees the last answer only.
+ * dropped and the next key is sent at once (the key's condition is recorded through the
+ * {@link CallObserver}; a `Retry-After` is the key's, never waited for); the app sees the last
+ * answer only. With a deadline (`cf-aig-request-timeout`, `call-deadline.ts`) every attempt gets
+ * only the time that remains, no attempt starts once it is spent (the answer in hand goes to the
+ * app), and running out while waiting is a 504 `request_timeout`.
  */
 
 import type { CallPoint } from "../analytics-schema.ts";
 import { WorkerError } from "../errors.ts";
 import type { HandlerContext } from "../handler-context.ts";
+import { sendAttempt } from "./attempt.ts";
+import { type CallDeadline, remainingMs, requestTimedOut } from "./call-deadline.ts";
 import { type CallFacts, callPoint, writeCallPoint } from "./call-point.ts";
-import { classifyAnswer } from "./gateway-refusal.ts";
 import { SecretScrubber } from "./scrub.ts";
 
 /** A request ready to go upstream. */
@@ -27,6 +31,8 @@ export interface ForwardRequest {
   /** Every secret the call carries: injected keys, the app token, the gateway token. */
   readonly secrets: readonly (string | undefined)[];
   readonly observer?: CallObserver;
+  /** The call's time limit (from `cf-aig-request-timeout`), null when the app set none. */
+  readonly deadline: CallDeadline | null;
 }
 
 /** Told what became of a call, to keep each key's condition and usage. */
@@ -62,29 +68,34 @@ export async function forward(request: ForwardRequest, context: HandlerContext):
         request.observer?.completed(point);
       }),
     );
+  const { deadline } = request;
   let upstream: Response | undefined;
   for (const [index, init] of request.attempts.entries()) {
-    try {
-      upstream = await context.fetch(request.target, { ...init, redirect: "manual" });
-    } catch {
-      request.observer?.answered(index, undefined, false);
+    const attempt = await sendAttempt(request.target, init, deadline, context);
+    if (attempt.kind !== "answered") {
+      const timedOut = attempt.kind === "timed-out";
+      if (!timedOut || attempt.sent) request.observer?.answered(index, undefined, false);
       record({
         response: undefined,
         latencyMs: context.now() - started,
-        errorCode: "gateway_unreachable",
+        errorCode: timedOut ? "request_timeout" : "gateway_unreachable",
       });
+      if (timedOut && deadline !== null) {
+        throw requestTimedOut(deadline, attempt.sent ? index + 1 : index);
+      }
       throw new WorkerError({
         status: 502,
         code: "gateway_unreachable",
         message: "The gateway could not be reached; check GATEWAY_URL and try again.",
       });
     }
-    const classified = await classifyAnswer(upstream);
-    upstream = classified.response;
-    request.observer?.answered(index, upstream, classified.byGateway);
-    const keyRefused = nextKeyStatuses.has(upstream.status) && !classified.byGateway;
-    if (!keyRefused || index === request.attempts.length - 1) break;
-    await upstream.body?.cancel().catch(() => undefined);
+    upstream = attempt.response;
+    request.observer?.answered(index, upstream, attempt.byGateway);
+    const keyRefused = nextKeyStatuses.has(upstream.status) && !attempt.byGateway;
+    // Once the call's time is spent no other key is sent: the answer in hand goes to the app.
+    const timeLeft = deadline === null || remainingMs(deadline, context.now()) > 0;
+    if (!keyRefused || !timeLeft || index === request.attempts.length - 1) break;
+    upstream.body?.cancel().catch(() => undefined);
   }
   if (upstream === undefined) throw new Error("forward() needs at least one attempt");
   const latencyMs = context.now() - started;

@@ -33,6 +33,7 @@ import { readJsonBody } from "../http/body.ts";
 import type { StoredAppToken } from "../key-layout.ts";
 import type { RateLimitDecision } from "../limits/app-limiter.ts";
 import { findGateway } from "../settings.ts";
+import { type CallDeadline, readDeadline } from "./call-deadline.ts";
 import { type AskedStep, type CallFacts, requestMetadata } from "./call-point.ts";
 import { forward } from "./forward.ts";
 import { addProviderAuth, stepHeaders, upstreamHeaders } from "./headers.ts";
@@ -67,6 +68,8 @@ interface ProxyTarget {
   readonly admitted: Promise<RateLimitDecision>;
   /** What a 429 says: the app and its limit. */
   readonly limitText: string;
+  /** The call's time limit, counted from its arrival (`cf-aig-request-timeout`). */
+  readonly deadline: CallDeadline | null;
   readonly facts: Pick<CallFacts, "gateway" | "app" | "metadata" | "eventId"> & {
     readonly route: string | null;
   };
@@ -80,6 +83,7 @@ function prepare(
   caller: ProxyCaller,
   context: HandlerContext,
 ): ProxyTarget {
+  const deadline = readDeadline(request.headers, context.now());
   const gateway = findGateway(context.settings.config, accountId, gatewayId);
   if (gateway === undefined) {
     throw new WorkerError({
@@ -99,6 +103,7 @@ function prepare(
     url: `${context.settings.gatewayUrl}${url.pathname}${url.search}`,
     headers: upstreamHeaders(request.headers, context.settings.gatewayToken),
     admitted,
+    deadline,
     limitText: `App ${caller.app.name} is over its limit of ${limit.limit} requests per ${limit.windowSeconds} s`,
     facts: {
       gateway: gateway.id,
@@ -141,6 +146,9 @@ export async function proxyUniversal(
   return forward(
     {
       target: target.url,
+      // Each step keeps Cloudflare's meaning of the header (its time to first byte), so the
+      // gateway can still move to the next step; the Worker sends no attempt of its own here.
+      deadline: null,
       attempts: [
         { method: "POST", headers: target.headers, body: rewriteSteps(body.text, copies) },
       ],
@@ -212,6 +220,9 @@ export async function proxyCompat(
   return forward(
     {
       target: target.url,
+      // A dynamic route's models each have the gateway's timeout; a single provider's call is
+      // held to the app's time as a whole, across the keys of its pool.
+      deadline: dynamic ? null : target.deadline,
       attempts: attempts.map((attempt) => attempt.init),
       facts: {
         ...target.facts,
@@ -270,6 +281,7 @@ export async function proxyNative(
   return forward(
     {
       target: target.url,
+      deadline: target.deadline,
       attempts: attempts.map((attempt) => attempt.init),
       facts: {
         ...target.facts,
