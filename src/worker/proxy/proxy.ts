@@ -20,8 +20,9 @@
  * Pools: a universal step is sent once per usable key of its provider (at most
  * {@link maxKeysPerStep}), so a 429 or 401/403 for one key moves the gateway to the next key
  * before the next provider; `cf-aig-step` is mapped back to the app's step. A compat or
- * provider-native call is re-sent with the next key by the Worker itself. Keys at a cap are not
- * sent at all; when every key of every step is, the answer is a 429 `provider_at_cap`.
+ * provider-native call is re-sent with the next key by the Worker itself, all its attempts within
+ * the app's `cf-aig-request-timeout` (`call-deadline.ts`). Keys at a cap are not sent at all;
+ * when every key of every step is, the answer is a 429 `provider_at_cap`.
  */
 import type { WorkerViewGateway } from "../../config/worker-view.ts";
 import { isKnownProvider } from "../../providers/index.ts";
