@@ -12,7 +12,7 @@ import { secretsEqual } from "../crypto.ts";
 import { errorResponse, unauthorized } from "../errors.ts";
 import type { HandlerContext } from "../handler-context.ts";
 import { appTokenFrom } from "../proxy/headers.ts";
-import type { ProxyCaller } from "../proxy/proxy.ts";
+import type { ProxyCaller } from "../proxy/proxy-target.ts";
 import type { WorkerHonoEnv } from "./hono-env.ts";
 
 /** The one 401 every failed check answers with. */

@@ -24,21 +24,16 @@
  * the app's `cf-aig-request-timeout` (`call-deadline.ts`). Keys at a cap are not sent at all;
  * when every key of every step is, the answer is a 429 `provider_at_cap`.
  */
-import type { WorkerViewGateway } from "../../config/worker-view.ts";
 import { isKnownProvider } from "../../providers/index.ts";
 import { parseBody } from "../admin-schemas.ts";
 import type { UsableKey } from "../edge-keys.ts";
-import { WorkerError } from "../errors.ts";
 import type { HandlerContext } from "../handler-context.ts";
 import { readJsonBody } from "../http/body.ts";
-import type { StoredAppToken } from "../key-layout.ts";
-import type { RateLimitDecision } from "../limits/app-limiter.ts";
-import { findGateway } from "../settings.ts";
-import { type CallDeadline, readDeadline } from "./call-deadline.ts";
-import { type AskedStep, type CallFacts, requestMetadata } from "./call-point.ts";
+import type { AskedStep } from "./call-point.ts";
 import { forward } from "./forward.ts";
-import { addProviderAuth, stepHeaders, upstreamHeaders } from "./headers.ts";
+import { addProviderAuth, stepHeaders } from "./headers.ts";
 import { keyObserver, type SentKey, universalObserver } from "./pool-observer.ts";
+import { afterLimit, type ProxyCaller, prepare, secretsOf } from "./proxy-target.ts";
 import {
   compatBodySchema,
   modelOf,
@@ -53,68 +48,6 @@ import { rewriteSteps, type StepCopy } from "./universal-body.ts";
 
 /** Largest universal or compat body the proxy reads (provider-native bodies stream through). */
 export const maxProxyJsonBytes = 10 * 1024 * 1024;
-
-/** The authenticated caller of a proxied request. */
-export interface ProxyCaller {
-  readonly app: StoredAppToken;
-  /** The token it sent (scrubbed from the answer). */
-  readonly token: string;
-}
-
-/** Where a proxied request goes and what is known before its body is read. */
-interface ProxyTarget {
-  readonly gateway: WorkerViewGateway;
-  readonly url: string;
-  readonly headers: Headers;
-  readonly admitted: Promise<RateLimitDecision>;
-  /** What a 429 says: the app and its limit. */
-  readonly limitText: string;
-  /** The call's time limit, counted from its arrival (`cf-aig-request-timeout`). */
-  readonly deadline: CallDeadline | null;
-  readonly facts: Pick<CallFacts, "gateway" | "app" | "metadata" | "eventId"> & {
-    readonly route: string | null;
-  };
-}
-
-/** Checks the gateway, starts counting the call against the app's limit, prepares headers. */
-function prepare(
-  request: Request,
-  accountId: string,
-  gatewayId: string,
-  caller: ProxyCaller,
-  context: HandlerContext,
-): ProxyTarget {
-  const deadline = readDeadline(request.headers, context.now());
-  const gateway = findGateway(context.settings.config, accountId, gatewayId);
-  if (gateway === undefined) {
-    throw new WorkerError({
-      status: 404,
-      code: "unknown_gateway",
-      message: `This Worker serves account ${context.settings.config.accountId} and gateways ${context.settings.config.gateways.map((item) => item.id).join(", ")}; check the URL.`,
-    });
-  }
-  const limit = caller.app.rateLimit ?? context.settings.config.worker.appRateLimit;
-  const admitted = context.limiter(caller.app.id).admit(limit);
-  // A refusal is reported by `enforceLimit`; never leave it unhandled meanwhile.
-  admitted.catch(() => undefined);
-  const url = new URL(request.url);
-  const { route, metadata } = requestMetadata(request.headers);
-  return {
-    gateway,
-    url: `${context.settings.gatewayUrl}${url.pathname}${url.search}`,
-    headers: upstreamHeaders(request.headers, context.settings.gatewayToken),
-    admitted,
-    deadline,
-    limitText: `App ${caller.app.name} is over its limit of ${limit.limit} requests per ${limit.windowSeconds} s`,
-    facts: {
-      gateway: gateway.id,
-      app: caller.app.id,
-      metadata,
-      eventId: request.headers.get("cf-aig-event-id"),
-      route,
-    },
-  };
-}
 
 /** Most keys of one pool a universal step is sent with. */
 export const maxKeysPerStep = 4;
@@ -309,31 +242,4 @@ function keyAttempts(
   const keys: (UsableKey | undefined)[] =
     pool.keys.length === 0 ? [undefined] : pool.keys.slice(0, maxKeysPerStep);
   return keys.map((key) => ({ init: build(key), key }));
-}
-
-/** Waits for the limiter's answer first, so an app over its limit always gets the 429. */
-async function afterLimit<Value>(target: ProxyTarget, work: Promise<Value>): Promise<Value> {
-  work.catch(() => undefined);
-  const decision = await target.admitted;
-  if (!decision.allowed) {
-    throw new WorkerError({
-      status: 429,
-      code: "rate_limited",
-      message: `${target.limitText}; retry after ${decision.retryAfterSeconds} s.`,
-      headers: { "retry-after": String(decision.retryAfterSeconds) },
-    });
-  }
-  return work;
-}
-
-function secretsOf(
-  pools: readonly ResolvedPool[],
-  caller: ProxyCaller,
-  context: HandlerContext,
-): (string | undefined)[] {
-  return [
-    ...pools.flatMap((pool) => pool.keys.map((key) => key.key)),
-    caller.token,
-    context.settings.gatewayToken,
-  ];
 }
