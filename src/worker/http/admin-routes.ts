@@ -21,7 +21,8 @@ import { methodNotAllowed } from "../routing.ts";
 import { requireAdmin } from "./auth.ts";
 import { limitBody, readJsonBody } from "./body.ts";
 import type { WorkerHonoEnv } from "./hono-env.ts";
-import { addKeyRoutes, committed, propagationView } from "./key-routes.ts";
+import { addKeyRoutes } from "./key-routes.ts";
+import { committed, propagationView } from "./ledger-answers.ts";
 
 /** Adds the admin routes to `app`. */
 export function addAdminRoutes(app: Hono<WorkerHonoEnv>): void {

@@ -28,12 +28,10 @@ import { jsonResponse, WorkerError } from "../errors.ts";
 import type { HandlerContext } from "../handler-context.ts";
 import { defaultKeyName, keyLayout, keyNamePattern, versionPattern } from "../key-layout.ts";
 import { describeAllProviders, describeProvider, viewVersion } from "../key-report.ts";
-import type { LedgerAnswer, Propagation, ProviderState } from "../ledger/ledger-api.ts";
-import type { KeySnapshot } from "../pool/key-usage.ts";
 import { methodNotAllowed, notFound } from "../routing.ts";
 import { readJsonBody } from "./body.ts";
 import type { WorkerHonoEnv } from "./hono-env.ts";
-import { withHealth } from "./key-health-view.ts";
+import { committed, propagationView, providerAnswer, viewWithHealth } from "./ledger-answers.ts";
 
 /** Adds the key routes to `app` (behind the admin check). */
 export function addKeyRoutes(app: Hono<WorkerHonoEnv>): void {
@@ -229,65 +227,6 @@ async function removeKey(
     `stepwise worker: took ${subject(provider, name)} out of the pool (revision ${answer.revision})`,
   );
   return providerAnswer(answer, context);
-}
-
-/** The value of a committed answer; a refusal becomes its 4xx. */
-export function committed<Value>(
-  answer: LedgerAnswer<Value>,
-): Extract<LedgerAnswer<Value>, { ok: true }> {
-  if (!answer.ok) throw new WorkerError(answer.refusal);
-  return answer;
-}
-
-async function providerAnswer(
-  answer: Extract<LedgerAnswer<ProviderState>, { ok: true }>,
-  context: HandlerContext,
-): Promise<Response> {
-  const view = describeProvider(answer.value, context.reportSettings());
-  return jsonResponse({
-    ...(await viewWithHealth(view, context)),
-    propagation: propagationView(answer.propagation),
-  });
-}
-
-async function viewWithHealth(view: ReturnType<typeof describeProvider>, context: HandlerContext) {
-  let snapshots: readonly KeySnapshot[] = [];
-  if (view.pool.length > 0) {
-    const monitor = context.monitor(view.provider);
-    // What this isolate has not reported yet goes first, so its own calls are counted.
-    const reports = context.pools.takeReports(view.provider, context.now(), true);
-    try {
-      snapshots = reports === null ? await monitor.keys() : await monitor.report(reports);
-    } catch {
-      if (reports !== null) context.pools.restore(view.provider, reports);
-      // Health is extra: the ledger's state is still answered.
-      context.logger.warn(`stepwise worker: the ${view.provider} monitor did not answer`);
-    }
-  }
-  return withHealth(
-    view,
-    snapshots,
-    context.settings.config.keys.caps[view.provider],
-    context.now(),
-  );
-}
-
-/** How far a change has reached KV and the other targets, as the admin API shows it. */
-export function propagationView(propagation: Propagation) {
-  const byok = propagation.targets
-    .filter((write) => write.target === "byok")
-    .map((write) => {
-      const [gateway, , alias] = write.entry.split("_");
-      return { gateway, secret: write.entry, alias, state: write.state };
-    });
-  return {
-    kv: propagation.written ? "written" : "pending",
-    visibleEverywhereBy:
-      propagation.visibleEverywhereBy === null
-        ? null
-        : new Date(propagation.visibleEverywhereBy).toISOString(),
-    byok,
-  };
 }
 
 function subject(provider: string, name: string): string {
