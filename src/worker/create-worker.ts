@@ -113,6 +113,7 @@ export function createWorker(options: WorkerOptions = {}): StepwiseWorker {
       fetch: (input, init) => (options.fetch ?? globalThis.fetch)(input, init),
       logger: logger(),
       now,
+      receivedAt: now(),
       setTimer: (ms, fire) => (options.setTimer ?? realTimer)(ms, fire),
       reportSettings: () => ({
         now: now(),

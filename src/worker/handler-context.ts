@@ -52,6 +52,8 @@ export interface HandlerContext {
   readonly fetch: FetchFunction;
   readonly logger: WorkerLogger;
   now(): number;
+  /** Epoch ms (the clock of `now`) when the Worker received the request, before any check. */
+  readonly receivedAt: number;
   /** Timers on the same clock as `now` (a call's deadline). */
   readonly setTimer: TimerFunction;
   /** Settings for key reports at this moment. */

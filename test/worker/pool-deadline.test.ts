@@ -10,8 +10,9 @@
  * that should come late are held on promises the test releases after moving the clock past the
  * deadline, so nothing sleeps and nothing depends on the machine's speed.
  */
-import { reset } from "cloudflare:test";
+import { createExecutionContext, reset, waitOnExecutionContext } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
+import type { KvNamespaceLike } from "../../src/worker/index.ts";
 import {
   accountId,
   createHarness,
@@ -95,6 +96,40 @@ describe("a pool's re-send keeps to the call's cf-aig-request-timeout", () => {
     });
     expect(response.status).toBe(200);
     expect(timeouts(harness.gatewayCalls)).toEqual(["1000", "300"]);
+  });
+
+  it("the time counts from the call's arrival: what the Worker spends before the first attempt (its KV reads) is taken off", async () => {
+    const { harness, token } = await twoKeyPool(async () => served());
+    const kv = harness.env.KEYS;
+    // This location's KV answers the app's record 300 ms after the call arrived.
+    const slowKv: KvNamespaceLike = {
+      get: async (key, type) => {
+        if (key.startsWith("app:")) harness.advanceClockOnly(300);
+        return kv.get(key, type);
+      },
+      getWithMetadata: (key, type) => kv.getWithMetadata(key, type),
+      put: (key, value, options) => kv.put(key, value, options),
+      delete: (key) => kv.delete(key),
+      list: (options) => kv.list(options),
+    };
+    const execution = createExecutionContext();
+    const response = await harness.worker.fetch(
+      new Request(`https://worker.test${compatPath}`, {
+        method: "POST",
+        headers: {
+          authorization: `Bearer ${token}`,
+          "content-type": "application/json",
+          "cf-aig-request-timeout": "1000",
+        },
+        body: compatBody,
+      }),
+      { ...harness.env, KEYS: slowKv },
+      execution,
+    );
+    await response.text();
+    await waitOnExecutionContext(execution);
+    expect(response.status).toBe(200);
+    expect(timeouts(harness.gatewayCalls)).toEqual(["700"]);
   });
 
   it("provider-native: no re-send starts once the time is spent; the answer in hand goes to the app at once", async () => {

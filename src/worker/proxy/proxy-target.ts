@@ -47,7 +47,7 @@ export function prepare(
   caller: ProxyCaller,
   context: HandlerContext,
 ): ProxyTarget {
-  const deadline = readDeadline(request.headers, context.now());
+  const deadline = readDeadline(request.headers, context.receivedAt);
   const gateway = findGateway(context.settings.config, accountId, gatewayId);
   if (gateway === undefined) {
     throw new WorkerError({
