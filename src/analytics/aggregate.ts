@@ -16,6 +16,8 @@ import {
 import { eventTime } from "./event-schema.ts";
 import { type Figures, GroupStats } from "./figures.ts";
 import { type Group, GroupIndex, project } from "./group-index.ts";
+import { type Steering, steeringOf } from "./steering.ts";
+import { SteeringTally } from "./steering-tally.ts";
 import {
   autoBucketSizes,
   bucketStart,
@@ -67,6 +69,8 @@ export interface Aggregate {
   /** Per `dimensions` group. */
   groups: GroupRow[];
   series: { bucket: string; bucketMs: number; auto: boolean; points: SeriesPoint[] };
+  /** Skipped and demoted steps and hedges per route, as the client's events list them. */
+  steering: Steering;
 }
 
 export interface AggregateOptions {
@@ -109,6 +113,7 @@ export class StepRateAggregator {
   readonly #keepSeries: boolean;
   #bucketMs: number;
   readonly #fine: GroupIndex;
+  readonly #steering = new SteeringTally();
   #buckets = new Map<number, Bucket>();
   #first: number | null = null;
   #last: number | null = null;
@@ -141,6 +146,7 @@ export class StepRateAggregator {
     if (this.#first === null || time < this.#first) this.#first = time;
     if (this.#last === null || time > this.#last) this.#last = time;
     this.#fine.of(event).add(event);
+    this.#steering.add(event);
     if (this.#keepSeries) this.#addToBucket(time, event);
     return "counted";
   }
@@ -154,6 +160,7 @@ export class StepRateAggregator {
       this.#coarsenTo(chooseAutoBucket(this.#first, this.#last, this.#bucketMs));
     }
     const iso = (time: number | null) => (time === null ? null : isoTime(time));
+    const routes = rows(project(fine, ["gateway", "route"]), total);
     const points = [...this.#buckets.entries()]
       .sort(([a], [b]) => a - b)
       .map(([start, bucket]): SeriesPoint => {
@@ -176,7 +183,7 @@ export class StepRateAggregator {
       outsideWindow: this.#outsideWindow,
       filteredOut: this.#filteredOut,
       totals: totals.figures(total),
-      routes: rows(project(fine, ["gateway", "route"]), total),
+      routes,
       groups: rows(project(fine, this.#dimensions), total),
       series: {
         bucket: formatDuration(this.#bucketMs),
@@ -184,6 +191,7 @@ export class StepRateAggregator {
         auto: !this.#explicitBucket,
         points,
       },
+      steering: steeringOf(this.#steering.routes, routes),
     };
   }
 

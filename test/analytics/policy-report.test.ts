@@ -93,8 +93,9 @@ describe("the report of a routing policy", () => {
     expect(table).toMatch(/metadata\.plan\s+metadata\.tier\s+calls.*over budget/);
     expect(table).toMatch(/pro\s+complex\s+3\s.*\s1$/m);
     const [header, total] = renderCsv(report).split("\n");
-    expect(header!.split(",").at(-1)).toBe("budget_hits");
-    expect(total!.split(",").at(-1)).toBe("1");
+    const column = header!.split(",").indexOf("budget_hits");
+    expect(column).toBeGreaterThan(0);
+    expect(total!.split(",")[column]).toBe("1");
   });
 
   it("leaves the column out of a report without budget hits", async () => {

@@ -10,6 +10,13 @@
  * {@link costDecimals} places, so sums carry no float noise). Bucket rows are written only with
  * an explicit `--bucket`.
  *
+ * Client steering (`steering.ts`) follows in the last columns: `route` rows and the `total` row
+ * carry calls that skipped or demoted a step and the hedge figures (empty where the events
+ * recorded none: unknown, not 0); `skipped-step` and `demoted-step` rows (after the route rows)
+ * name a steered step in the dimension columns, with `steered_calls` and `steered_share` (of the
+ * route's calls), once for all reasons (`reason` empty) and once per reason; their figure columns
+ * are empty.
+ *
  * Spreadsheet-safe: a text cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return
  * gets a leading `'` (so no sheet runs it as a formula), and control characters are written as
  * visible escapes.
@@ -20,6 +27,7 @@ import type { Figures } from "../figures.ts";
 import type { Report } from "../report.ts";
 import { csvField } from "../sources/csv.ts";
 import { keyValue } from "./format.ts";
+import { steeringCells, steeringCsvColumns, steeringStepRows } from "./steering-csv.ts";
 
 /** The CSV header, in column order. */
 export const csvColumns = [
@@ -47,7 +55,11 @@ export const csvColumns = [
   "cache_hits",
   "cache_lookups",
   "budget_hits",
+  ...steeringCsvColumns,
 ] as const;
+
+/** Figure columns (between the dimensions and the steering columns). */
+const figureColumnCount = csvColumns.length - 4 - allDimensions.length - steeringCsvColumns.length;
 
 /** Decimal places of cost cells (a millionth of a cent). */
 export const costDecimals = 8;
@@ -67,7 +79,8 @@ export function renderCsv(report: Report): string {
     scope: string,
     bucket: [string, string] | null,
     key: GroupKey,
-    figures: Figures,
+    figures: Figures | null,
+    steering: ReadonlyArray<string | number | null> = steeringCells(null, null),
   ) => {
     const cells = [
       period,
@@ -76,6 +89,7 @@ export function renderCsv(report: Report): string {
       bucket?.[1] ?? "",
       ...dimensions.map((dimension) => keyValue(key, dimension)),
       ...figureCells(figures),
+      ...steering,
     ];
     lines.push(cells.map(safeCell).join(","));
   };
@@ -87,8 +101,15 @@ export function renderCsv(report: Report): string {
   ) => {
     for (const row of rows) add(period, scope, bucket, row.key, row.figures);
   };
-  add("current", "total", null, {}, report.totals);
-  addRows("current", "route", null, report.routes);
+  const { steering } = report;
+  add("current", "total", null, {}, report.totals, steeringCells(null, steering.totals));
+  report.routes.forEach((row, index) => {
+    const routeSteering = steering.routes[index] ?? null;
+    add("current", "route", null, row.key, row.figures, steeringCells(null, routeSteering));
+  });
+  for (const { scope, key, reason, count } of steeringStepRows(steering)) {
+    add("current", scope, null, key, null, steeringCells({ reason, count }, null));
+  }
   addRows("current", "group", null, report.groups);
   if (!report.series.auto) {
     for (const point of report.series.points) {
@@ -104,7 +125,8 @@ export function renderCsv(report: Report): string {
   return `${lines.join("\n")}\n`;
 }
 
-function figureCells(figures: Figures): Array<string | number | boolean | null> {
+function figureCells(figures: Figures | null): Array<string | number | boolean | null> {
+  if (figures === null) return Array.from({ length: figureColumnCount }, () => null);
   return [
     figures.calls,
     figures.share,

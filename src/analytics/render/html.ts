@@ -2,10 +2,9 @@
  * @module
  * `--html`: one self-contained page (inline CSS, an inline SVG chart, no script, no network —
  * a Content-Security-Policy forbids any fetch): summary figures, the step-share and availability
- * chart, and the route, group, series and comparison tables. Every figure cell carries
- * `data-figure` and the raw `data-value`.
+ * chart, and the route, client steering (`steering-html.ts`), group, series and comparison
+ * tables. Every figure cell carries `data-figure` and the raw `data-value`.
  */
-import type { Dimension, GroupRow } from "../aggregate.ts";
 import type { Changes } from "../compare.ts";
 import type { Figures } from "../figures.ts";
 import type { Report } from "../report.ts";
@@ -25,6 +24,8 @@ import {
   stepLabel,
   visibleControls,
 } from "./format.ts";
+import { type CellSpec, cell, keyCells, table } from "./html-parts.ts";
+import { steeringTables } from "./steering-html.ts";
 import { chartBars, renderChart, stepColor } from "./svg-chart.ts";
 
 const style = `
@@ -59,6 +60,7 @@ export function renderHtml(report: Report): string {
     `<h2>Step share over time and availability (${escapeHtml(report.series.bucket)} buckets)</h2>`,
     chartFigure(report),
     routesTable(report),
+    steeringTables(report),
     groupsTable(report),
     report.series.auto ? "" : seriesTable(report),
     comparisonTable(report),
@@ -131,37 +133,12 @@ function cards(totals: Figures): string {
   ].join("")}</div>`;
 }
 
-type CellSpec = { figure: string; value: number | string | null; text: string };
-
 function figureSpecs(figureColumns: readonly FigureColumn[], figures: Figures): CellSpec[] {
   return figureColumns.map(({ figure, text }) => ({
     figure,
     value: figures[figure] as CellSpec["value"],
     text: text(figures),
   }));
-}
-
-function cell(spec: CellSpec): string {
-  return `<td class="num" data-figure="${spec.figure}" data-value="${escapeHtml(String(spec.value))}">${escapeHtml(spec.text)}</td>`;
-}
-
-function keyCells(row: { key: GroupRow["key"] }, dimensions: readonly Dimension[]): string {
-  return dimensions
-    .map(
-      (dimension) =>
-        `<td class="key" data-dimension="${escapeHtml(dimension)}">${escapeHtml(keyValue(row.key, dimension))}</td>`,
-    )
-    .join("");
-}
-
-function table(id: string, caption: string, head: string[], rows: string[]): string {
-  const header = head
-    .map(
-      (title) =>
-        `<th${title.startsWith("#") ? ' class="num"' : ""}>${escapeHtml(title.replace(/^#/, ""))}</th>`,
-    )
-    .join("");
-  return `<h2>${escapeHtml(caption)}</h2>\n<div class="table-wrap"><table id="${id}"><thead><tr>${header}</tr></thead><tbody>\n${rows.join("\n")}\n</tbody></table></div>`;
 }
 
 function routesTable(report: Report): string {

@@ -1,7 +1,8 @@
 /**
  * @module
  * The terminal report (the default output): a header with the source, window and malformed
- * lines, the totals, a per-route table with availability and step shares, the per-group table,
+ * lines, the totals, a per-route table with availability and step shares, the client's steering
+ * (skipped and demoted steps, hedges: `steering-table.ts`), the per-group table,
  * the time series (with `--bucket`), the comparison (with `--compare`) and met thresholds.
  */
 import pc from "picocolors";
@@ -25,6 +26,7 @@ import {
   stepLabel,
   visibleControls,
 } from "./format.ts";
+import { steeringSections } from "./steering-table.ts";
 
 /** Renders the report as aligned, coloured text for a terminal. */
 export function renderTable(report: Report): string {
@@ -32,6 +34,7 @@ export function renderTable(report: Report): string {
     header(report),
     totalsLine(report.totals),
     routesTable(report),
+    steeringSections(report),
     groupsTable(report),
   ];
   if (!report.series.auto) sections.push(seriesTable(report));

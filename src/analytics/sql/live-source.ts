@@ -18,6 +18,7 @@ import { allDimensions, type Dimension, orderDimensions } from "../dimensions.ts
 import { AnalyticsError } from "../errors.ts";
 import type { AggregatingSource } from "../sources/types.ts";
 import { SourceTally } from "../sources/types.ts";
+import { steeringOf } from "../steering.ts";
 import { chooseAutoBucket, formatDuration } from "../window.ts";
 import {
   bucketIso,
@@ -135,6 +136,7 @@ async function aggregateLive(context: LiveContext, options: AggregateOptions): P
       ? []
       : await seriesPoints(context, rowsFor, { dimensions, bucketMs, explicit, total });
   const iso = (time: number | null) => (time === null ? null : new Date(time).toISOString());
+  const routes = rowsOf(routeCounts.tallies(), routeDimensions, quantiles, total);
   return {
     window: { since: iso(window.since), until: iso(window.until) },
     firstEvent: iso(first),
@@ -144,7 +146,7 @@ async function aggregateLive(context: LiveContext, options: AggregateOptions): P
     outsideWindow: 0,
     filteredOut: 0,
     totals: figuresOfTally(totalTally, quantiles.get({}, []), total),
-    routes: rowsOf(routeCounts.tallies(), routeDimensions, quantiles, total),
+    routes,
     groups: rowsOf(groupCounts.tallies(), dimensions, quantiles, total),
     series: {
       bucket: formatDuration(bucketMs ?? 60_000),
@@ -152,6 +154,8 @@ async function aggregateLive(context: LiveContext, options: AggregateOptions): P
       auto: !explicit,
       points,
     },
+    // The Worker's points carry no client steering: every route shows it as not recorded.
+    steering: steeringOf(new Map(), routes),
   };
 }
 
