@@ -2,8 +2,9 @@
  * @module
  * Step-rate analytics: which step of each route served how often, with availability, fallback
  * rate, latency percentiles, tokens, cost and cache hits, per gateway, route, step, provider and
- * model, the client's steering (skipped and demoted steps, hedges) per route and step, over a window, in time buckets and against a baseline window. Reads events files,
- * gateway logs (via the `cloudflare` SDK) and Analytics Engine exports in one streaming pass.
+ * model, and the client's steering (skipped and demoted steps, hedges) per route and step, over
+ * a window, in time buckets and against a baseline window. Reads events files, gateway logs (via
+ * the `cloudflare` SDK) and Analytics Engine exports in one streaming pass.
  *
  * @example
  * ```ts
