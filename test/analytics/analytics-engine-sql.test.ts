@@ -80,6 +80,21 @@ describe("stepwise report --source analytics-engine (live, through the SQL API)"
       calls.length,
     );
     expectRowsMatch(report.routes, calls, ["gateway", "route"], calls.length);
+    // The Worker's points carry no client steering: unknown for every route, never 0.
+    expect(report.steering.recorded).toBe(false);
+    expect(report.steering.routes.map((row) => row.key)).toEqual(
+      report.routes.map((row) => row.key),
+    );
+    for (const row of report.steering.routes) {
+      expect([row.skipped, row.demoted, row.hedging, row.calls]).toEqual([
+        null,
+        null,
+        null,
+        report.routes.find(
+          (route) => route.key.route === row.key.route && route.key.gateway === row.key.gateway,
+        )!.figures.calls,
+      ]);
+    }
     expect(report.series.points).toHaveLength(8);
     for (const point of report.series.points) {
       const inBucket = referenceWindow(calls, Date.parse(point.start), Date.parse(point.end));

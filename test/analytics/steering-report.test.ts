@@ -9,6 +9,7 @@ import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { parseEventLine } from "../../src/analytics/event-schema.ts";
 import type { Report } from "../../src/analytics/report.ts";
 import { reportCommand } from "../../src/cli/commands/report.ts";
 import type { CallEvent } from "../../src/client/event.ts";
@@ -219,6 +220,48 @@ describe("stepwise report: client steering", () => {
     expect(plainRow).toContain('data-figure="hedgeExtraCost" data-value="null">—');
     expect(html).toContain('id="steered-steps"');
     expect(html).toContain("skipped: rpm_cap 2");
+  });
+});
+
+describe("a call that lists a step for two reasons", () => {
+  it("counts once for the step and once under each reason", async () => {
+    // Call 2's event as a client writes it when its first attempt found a Retry-After and its
+    // next one the rpm cap; read through the event schema, so it cannot drift from it.
+    const second = recorded[1]!;
+    const twice: CallEvent = {
+      ...second,
+      skippedSteps: [
+        { ...second.skippedSteps![0]!, reason: "retry_after" },
+        ...second.skippedSteps!,
+      ],
+    };
+    expect(parseEventLine(JSON.stringify(twice))).toEqual({ ok: true, event: twice });
+    const file = path.join(directory, "two-reasons.jsonl");
+    const lines = recorded.map((event, index) => JSON.stringify(index === 1 ? twice : event));
+    await writeFile(file, `${lines.join("\n")}\n`);
+    const json = JSON.parse(await report([file, "--json"])) as Report;
+    const [route] = json.steering.routes;
+    expect(route!.skipped).toEqual({ calls: 2, outOf: 6, share: 2 / 6 });
+    expect(route!.steps[0]!.skipped).toEqual({
+      calls: 2,
+      outOf: 6,
+      share: 2 / 6,
+      reasons: { rpm_cap: 2, retry_after: 1 },
+    });
+  });
+});
+
+describe("docs/analytics.md", () => {
+  it("shows the steering tables exactly as the report prints them for these events", async () => {
+    const docs = await readFile(new URL("../../docs/analytics.md", import.meta.url), "utf8");
+    const example = docs.slice(docs.indexOf("```text\n$ stepwise report events.jsonl"));
+    const shown = example
+      .slice(example.indexOf("Client steering ("), example.indexOf("```", 8))
+      .trimEnd();
+    const printed = plain(await report([eventsFile]));
+    const from = printed.indexOf("Client steering (");
+    const tables = printed.slice(from, printed.indexOf("\n\nBy ", from));
+    expect(shown).toBe(tables);
   });
 });
 

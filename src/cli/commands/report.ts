@@ -1,8 +1,9 @@
 /**
  * @module
- * `stepwise report`: step rates, availability, fallback rate, latency, tokens, cost and cache
- * hits from an events file (or stdin), the gateway's logs, or an Analytics Engine export; as a
- * table, JSON, CSV or a self-contained HTML page; with thresholds that fail CI or cron jobs.
+ * `stepwise report`: step rates, availability, fallback rate, latency, tokens, cost, cache hits
+ * and the client's steering (skipped and demoted steps, hedges) from an events file (or stdin),
+ * the gateway's logs, or an Analytics Engine export; as a table, JSON, CSV or a self-contained
+ * HTML page; with thresholds that fail CI or cron jobs.
  */
 import { writeFile } from "node:fs/promises";
 import { Command, Option } from "commander";
@@ -75,7 +76,9 @@ Examples:
 Figures: calls, share, success rate, availability (calls answered / calls made; 5xx, 429, 408
 and network errors count against it), fallback rate (share served by step ≥ 1), p50/p95/p99
 latency, tokens, cost, cache hit rate, and over budget (calls a routing policy sent to its
-budget's over chain; the client's events record it). Threshold metrics: ${Object.keys(thresholdMetrics).join(", ")}.
+budget's over chain; the client's events record it). From the client's events also, per route and
+step: calls that skipped or demoted a step (provider limits, health) with reasons, and hedges
+(due, sent, won, estimated extra cost); — where the events recorded none. Threshold metrics: ${Object.keys(thresholdMetrics).join(", ")}.
 Exit codes: 0 ok · 1 a threshold was crossed or an API failed · 2 usage error (a bad option,
 a directory, or a file that is not events)`;
 
