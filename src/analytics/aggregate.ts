@@ -13,7 +13,7 @@ import {
   type GroupKey,
   orderDimensions,
 } from "./dimensions.ts";
-import { eventTime } from "./event-schema.ts";
+import { eventTime } from "./event-time.ts";
 import { type Figures, GroupStats } from "./figures.ts";
 import { type Group, GroupIndex, project } from "./group-index.ts";
 import { type Steering, steeringOf } from "./steering.ts";
