@@ -17,11 +17,11 @@
  * - **extra cost**: the sum of the client's estimate for each sent hedge (the prompt at the input
  *   price of the dropped request's step); an estimate, not a bill.
  *
- * Unknown is not zero. The client writes these fields only when something happened, and gateway
- * logs and Analytics Engine points never carry them, so a route whose events list no skipped
- * steps shows its skip figures as null (`—`), not 0 — likewise for demoted steps and hedges:
- * nothing recorded may mean no guard or hedge configured, an older client, another source, or
- * nothing to steer. Totals add up the routes that recorded the kind, over those routes' calls.
+ * Unknown is not zero. The client writes each list (empty when nothing happened) on every
+ * universal call where its guard or hedging is at work, and none without them; older clients wrote
+ * them only when something happened, and gateway logs and Analytics Engine points never carry
+ * them. So a route whose events hold none of a list shows its figures as null (`—`), not 0:
+ * no guard or hedge configured, an older client, or another source. Totals add up the routes that recorded the kind, over those routes' calls.
  */
 import type { GroupKey } from "./dimensions.ts";
 import {

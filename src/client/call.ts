@@ -213,9 +213,10 @@ export class GatewayCall implements CallContext, Call {
   private record(answer: ChatResponse | undefined, error: unknown): void {
     const { recorder, onRecorderError } = this.client;
     const module = recordModule.loaded;
+    // Building the event is inside too: whatever fails there goes to `onRecorderError`, and the
+    // call still settles.
     if (recorder && module) {
-      const event = module.callEvent(this, answer, error);
-      callSafely(() => recorder.record(event), onRecorderError);
+      callSafely(() => recorder.record(module.callEvent(this, answer, error)), onRecorderError);
     }
     this.settle!(answer, error);
   }

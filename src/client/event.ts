@@ -72,15 +72,21 @@ export interface CallEvent {
   /**
    * Steps left out of an attempt because they were at their provider's quota or a configured cap
    * (`limits`), with why (`requests_at_cap`, `tokens_at_cap`, `retry_after`, `rpm_cap`,
-   * `tpm_cap`); once per step and reason; absent when none was.
+   * `tpm_cap`); once per step and reason. Empty when the client has limits and skipped none;
+   * absent when it has none (or the call was dynamic: the gateway runs its chain), so a report
+   * can tell "none skipped" from "not recorded".
    */
   skippedSteps?: SteeredStepRecord[];
   /**
    * Steps moved behind others because the Worker's `GET /health` said they were `down` or
-   * `degraded`, or because they are in `probation` after a recovery (`health`); absent when none was.
+   * `degraded`, or because they are in `probation` after a recovery (`health`). Empty when the
+   * client has health steering and demoted none; absent when it has none (or the call was dynamic).
    */
   demotedSteps?: SteeredStepRecord[];
-  /** The hedges of the call's attempts (routes with `hedge`), in order; absent when none was due. */
+  /**
+   * The hedges of the call's attempts, in order. Empty on a route with `hedge` when none was due;
+   * absent on a route without (or for a dynamic call).
+   */
   hedges?: HedgeRecord[];
 }
 

@@ -84,9 +84,18 @@ export function callEvent(
     seen.add(key);
     steered[action].push({ step, provider, model, reason });
   }
-  if (steered.skipped.length > 0) event.skippedSteps = steered.skipped;
-  if (steered.demoted.length > 0) event.demotedSteps = steered.demoted;
-  if (call.hedges?.length)
-    event.hedges = (call.hedges as HedgeRecord[]).map((hedge) => ({ ...hedge }));
+  // A list is written, empty when nothing happened, whenever what fills it was at work (the
+  // guards and hedging act on universal calls only): a report then counts a zero as a fact, and
+  // reads an absent list as "not recorded".
+  const universal = call.mode === "universal";
+  if (steered.skipped.length > 0 || (universal && call.client.limits)) {
+    event.skippedSteps = steered.skipped;
+  }
+  if (steered.demoted.length > 0 || (universal && call.client.health)) {
+    event.demotedSteps = steered.demoted;
+  }
+  if (call.hedges?.length || (universal && call.route?.config.hedge)) {
+    event.hedges = ((call.hedges ?? []) as HedgeRecord[]).map((hedge) => ({ ...hedge }));
+  }
   return event;
 }

@@ -13,7 +13,9 @@
  *  5. anthropic answers after 1 s, the hedge (openai, 5 s) was sent at 100 ms: the first request wins;
  *  6. (a minute later) anthropic never answers; the hedge is due but over the hourly cost cap
  *     (`cost_cap`), so the gateway's step timeout moves the call to openai.
- * route `plain` (workers-ai only), 1 call: nothing to steer.
+ * route `plain` (workers-ai only), 1 call from a second client of the same app without limits,
+ * health or hedging: its event records no steering at all (not even empty lists), so the report
+ * shows it as not recorded.
  */
 import { setTimeout as delay } from "node:timers/promises";
 import { vi } from "vitest";
@@ -130,19 +132,23 @@ export async function recordSteeredCalls(path: string): Promise<void> {
       maxAgeMs: 60_000,
     });
     const recorder = jsonLinesRecorder({ path });
-    const client = createGatewayClient({
+    const options = {
       accountId,
       gatewayId: "chat-test",
       baseUrl: emulator.url,
       gatewayToken: emulator.gatewayToken,
       routes: config.gateways[0]!.routes,
       prices: config.models,
-      keyLookup: (provider) => `test-key-${provider}`,
+      keyLookup: (provider: string) => `test-key-${provider}`,
       now,
       recorder,
+    };
+    const client = createGatewayClient({
+      ...options,
       limits: createProviderLimits({ caps: { anthropic: { rpm: 1 } }, now }),
       health,
     });
+    const bare = createGatewayClient(options);
     const call = (route = "default") => client.chat({ route, messages: prompt });
     const setHealth = async (state: HealthState) => {
       openaiState = state;
@@ -193,7 +199,7 @@ export async function recordSteeredCalls(path: string): Promise<void> {
     await pending;
 
     mocks.setFaults({ rules: [] });
-    await call("plain");
+    await bare.chat({ route: "plain", messages: prompt });
     await recorder.flush();
   } finally {
     await emulator.close();

@@ -72,15 +72,27 @@ describe("the client's recorded events", () => {
       ["default", 1, "openai"],
       ["plain", 0, "workers-ai"],
     ]);
-    expect(recorded.map((event) => Boolean(event.skippedSteps))).toEqual([
-      false,
-      true,
-      true,
-      false,
-      false,
-      false,
-      false,
+    // The guarded client records its lists on every call, empty when it steered nothing; the
+    // bare client's call records none.
+    expect(recorded.map((event) => event.skippedSteps?.length)).toEqual([
+      0,
+      1,
+      1,
+      0,
+      0,
+      0,
+      undefined,
     ]);
+    expect(recorded.map((event) => event.demotedSteps?.length)).toEqual([
+      0,
+      0,
+      1,
+      0,
+      0,
+      0,
+      undefined,
+    ]);
+    expect(recorded[6]!.hedges).toBeUndefined();
     expect(recorded[2]!.demotedSteps).toEqual([
       { step: 1, provider: "openai", model: "gpt-4o-mini", reason: "down" },
     ]);

@@ -142,7 +142,7 @@ describe("provider limits in the client", () => {
     clock.advance(20_000);
     await client.chat({ route: "default", messages });
     expect(stub.sent[2]).toEqual(["anthropic", "openai", "workers-ai"]);
-    expect(recorder.events[2]!.skippedSteps).toBeUndefined();
+    expect(recorder.events[2]!.skippedSteps).toEqual([]);
   });
 
   it("honours a 429's retry-after: the step is skipped until then", async () => {

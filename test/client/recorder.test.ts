@@ -3,6 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { type CallEvent, callbackRecorder, memoryRecorder } from "../../src/client/index.ts";
+import { createProviderLimits } from "../../src/client/limits/provider-limits.ts";
 import { jsonLinesRecorder } from "../../src/client/node/index.ts";
 import { createTestServer } from "../helpers/test-server.ts";
 import {
@@ -101,6 +102,28 @@ describe("recorders", () => {
     await expect(client.chat({ route: "default", messages })).resolves.toMatchObject({
       served: { index: 1 },
     });
+  });
+});
+
+describe("the steering lists", () => {
+  it("are written only where a guard is at work, empty when it steered nothing", async () => {
+    const bare = testClient();
+    await bare.client.chat({ route: "default", messages });
+    const guarded = testClient({ limits: createProviderLimits() });
+    await guarded.client.chat({ route: "default", messages });
+    const [plain] = bare.recorder.events;
+    expect([plain!.skippedSteps, plain!.demotedSteps, plain!.hedges]).toStrictEqual([
+      undefined,
+      undefined,
+      undefined,
+    ]);
+    // Limits were at work and skipped nothing: a recorded zero. No health steering, no hedge.
+    const [limited] = guarded.recorder.events;
+    expect([limited!.skippedSteps, limited!.demotedSteps, limited!.hedges]).toStrictEqual([
+      [],
+      undefined,
+      undefined,
+    ]);
   });
 });
 
