@@ -23,7 +23,9 @@ export function ledgerTargets(
   try {
     settings = readWorkerSettings(env);
   } catch {
-    warn("stepwise worker: STEPWISE_CONFIG is not a valid config; rotations reach KV only");
+    warn(
+      "stepwise worker: STEPWISE_CONFIG is not a valid Worker view of the config; rotations reach KV only",
+    );
     return targets;
   }
   const { config } = settings;
