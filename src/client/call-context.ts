@@ -95,6 +95,10 @@ export type Failure = {
 /** What `failover.ts` needs of a call. */
 export interface CallContext {
   readonly client: GatewayClientOptions;
+  /**
+   * The route the call works with. Unset only for a call to an unknown route, which ends before
+   * any attempt: only the event (`record.ts`) sees such a call, and reads it with care.
+   */
   readonly route: PreparedRoute;
   readonly adapters: Map<string, ProviderAdapter>;
   readonly streamer: Streamer | undefined;

@@ -94,6 +94,7 @@ export function callEvent(
   if (steered.demoted.length > 0 || (universal && call.client.health)) {
     event.demotedSteps = steered.demoted;
   }
+  // `route` is unset for a call to an unknown route (see `CallContext.route`).
   if (call.hedges?.length || (universal && call.route?.config.hedge)) {
     event.hedges = ((call.hedges ?? []) as HedgeRecord[]).map((hedge) => ({ ...hedge }));
   }
