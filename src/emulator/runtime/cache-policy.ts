@@ -8,7 +8,7 @@
 import { cacheKey } from "../features/response-cache.ts";
 import type { Directives } from "./directives.ts";
 import type { GatewayCall } from "./gateway-call.ts";
-import type { CachePolicy } from "./step-runner.ts";
+import type { CachePolicy } from "./step-target.ts";
 
 /** TTL when only a custom cache key asks for caching, in seconds. */
 export const customKeyDefaultTtlSeconds = 300;

@@ -6,7 +6,7 @@
  */
 import { formatSseEvent, type StreamDelta } from "../../providers/index.ts";
 import { openAiFinishReason } from "./compat-convert.ts";
-import type { StreamConverter } from "./stream-pipe.ts";
+import type { StreamConverter } from "./step-target.ts";
 
 export function createOpenAiStreamConverter(
   model: string,

@@ -16,9 +16,8 @@ import { applyCredential, credentialHeaderNames } from "./credentials.ts";
 import type { Directives } from "./directives.ts";
 import type { GatewayCall } from "./gateway-call.ts";
 import { resolveRetryPolicy } from "./retry.ts";
-import type { StepTarget } from "./step-runner.ts";
+import type { ResponseUsage, StepTarget } from "./step-target.ts";
 import { forwardedHeaders } from "./upstreams.ts";
-import type { ResponseUsage } from "./usage.ts";
 
 /** Where a compat target's settings and key come from. */
 export interface CompatTargetOptions {

@@ -7,7 +7,8 @@ import type { GatewayErrorResponse } from "../errors.ts";
 import { deliverResponse, responseHeaderList } from "./deliver.ts";
 import type { GatewayCall } from "./gateway-call.ts";
 import { type DeliveredStep, recordStep, type ServingStep } from "./log-writer.ts";
-import { failureError, type StepFailure } from "./step-runner.ts";
+import { failureError } from "./step-runner.ts";
+import type { StepFailure } from "./step-target.ts";
 
 /** Delivers the failure of the last step tried: its upstream response, or a gateway error. */
 export async function deliverFailure(

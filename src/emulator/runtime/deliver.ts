@@ -10,10 +10,10 @@ import type { CachedResponse } from "../features/response-cache.ts";
 import { headerOf, type UpstreamResponse } from "./attempt.ts";
 import type { GatewayCall } from "./gateway-call.ts";
 import { type DeliveredStep, recordStep, type ServingStep } from "./log-writer.ts";
-import type { CachePolicy } from "./step-runner.ts";
-import { pipeConverted, pipeRaw, type StreamConverter } from "./stream-pipe.ts";
+import type { CachePolicy, ResponseUsage, StreamConverter } from "./step-target.ts";
+import { pipeConverted, pipeRaw } from "./stream-pipe.ts";
 import { passedResponseHeaders } from "./upstreams.ts";
-import { type ResponseUsage, StreamUsage, usageFromBody } from "./usage.ts";
+import { StreamUsage, usageFromBody } from "./usage.ts";
 
 export interface DeliverOptions {
   readonly attempts: number;

@@ -5,7 +5,9 @@
  * (Cloudflare drops those too).
  */
 import { GatewayRequestError } from "../errors.ts";
-import type { Backoff } from "./retry.ts";
+
+/** What `cf-aig-backoff` (or a step's `config.backoff`) names; `retry.ts` has the formulas. */
+export type Backoff = "constant" | "linear" | "exponential";
 
 /** Metadata values Cloudflare accepts. */
 export type MetadataValue = string | number | boolean | null;

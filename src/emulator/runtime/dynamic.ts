@@ -27,7 +27,8 @@ import { type CostNode, invalidElement, passRate, pickPercentage } from "./dynam
 import type { GatewayCall } from "./gateway-call.ts";
 import type { ServingStep } from "./log-writer.ts";
 import { serveAnswer, serveFailure } from "./serve-outcome.ts";
-import { discardFailure, runStep, type StepFailure, type StepTarget } from "./step-runner.ts";
+import { discardFailure, runStep } from "./step-runner.ts";
+import type { StepFailure, StepTarget } from "./step-target.ts";
 
 /** Most elements visited for one request (a guard; graphs are checked to be acyclic). */
 const maxVisits = 256;

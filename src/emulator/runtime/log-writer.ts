@@ -5,7 +5,8 @@
  */
 import type { GatewayLogRecord } from "../features/log-store.ts";
 import type { GatewayCall } from "./gateway-call.ts";
-import { costOf, type ResponseUsage } from "./usage.ts";
+import type { ResponseUsage } from "./step-target.ts";
+import { costOf } from "./usage.ts";
 
 /** The endpoint family, logged as `request_type`. */
 export type RequestType = "universal" | "provider" | "compat" | "dynamic";

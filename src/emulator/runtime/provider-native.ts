@@ -17,7 +17,8 @@ import { asksForStream, modelOf } from "./model-name.ts";
 import { resolveRetryPolicy } from "./retry.ts";
 import { serveOutcome } from "./serve-outcome.ts";
 import type { EmulatorServices } from "./services.ts";
-import { runStep, type StepTarget } from "./step-runner.ts";
+import { runStep } from "./step-runner.ts";
+import type { StepTarget } from "./step-target.ts";
 import { forwardedHeaders, normaliseEndpoint } from "./upstreams.ts";
 
 /** Handles a provider-native request. */

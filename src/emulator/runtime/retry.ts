@@ -7,8 +7,7 @@
  * Backoff before attempt n+1, after attempt n failed (Cloudflare does not document the formula):
  * constant = delay, linear = delay·n, exponential = delay·2^(n−1).
  */
-
-export type Backoff = "constant" | "linear" | "exponential";
+import type { Backoff } from "./directives.ts";
 
 export interface RetryPolicy {
   /** Attempts in total (1 = no retry). */

@@ -7,7 +7,7 @@ import { deliverCached, deliverResponse } from "./deliver.ts";
 import { deliverFailure } from "./deliver-failure.ts";
 import type { GatewayCall } from "./gateway-call.ts";
 import type { DeliveredStep, ServingStep } from "./log-writer.ts";
-import type { StepFailure, StepOutcome, StepTarget } from "./step-runner.ts";
+import type { StepFailure, StepOutcome, StepTarget } from "./step-target.ts";
 
 /** Delivers a cache hit or an answer, converted the way the target says (compat). */
 export async function serveAnswer(

@@ -6,17 +6,12 @@
  * upstream connection dies mid-stream, the client connection is destroyed instead of ended: the
  * client sees a broken transfer, never a clean end that could pass for a complete answer.
  */
-import { parseSseStream, type StreamDelta } from "../../providers/index.ts";
+import { parseSseStream } from "../../providers/index.ts";
 import { waitForDrain } from "../http/io.ts";
 import type { StreamedBody } from "./attempt.ts";
 import type { GatewayCall } from "./gateway-call.ts";
+import type { StreamConverter } from "./step-target.ts";
 import type { StreamUsage } from "./usage.ts";
-
-/** Turns a provider's stream deltas into another wire format (compat: OpenAI chunks). */
-export interface StreamConverter {
-  readonly contentType: string;
-  convert(deltas: readonly StreamDelta[]): string;
-}
 
 export interface Piped {
   readonly bytes: number;

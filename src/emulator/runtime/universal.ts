@@ -26,7 +26,8 @@ import { queryTexts } from "./query-text.ts";
 import { resolveRetryPolicy } from "./retry.ts";
 import { serveAnswer, serveFailure } from "./serve-outcome.ts";
 import type { EmulatorServices } from "./services.ts";
-import { discardFailure, runStep, type StepTarget } from "./step-runner.ts";
+import { discardFailure, runStep } from "./step-runner.ts";
+import type { StepTarget } from "./step-target.ts";
 import { readUniversalBody, type UniversalStepInput } from "./universal-body.ts";
 import { forwardedHeaders } from "./upstreams.ts";
 

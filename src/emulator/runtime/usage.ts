@@ -13,11 +13,7 @@ import {
   type StreamParser,
 } from "../../providers/index.ts";
 import type { CustomCost } from "./directives.ts";
-
-export interface ResponseUsage {
-  tokensIn: number | null;
-  tokensOut: number | null;
-}
+import type { ResponseUsage } from "./step-target.ts";
 
 /**
  * Tokens from a whole response body as the client gets it: the provider's answer, or (compat and
