@@ -19,12 +19,12 @@ import {
   type EmulatorOptions,
   placeholderByokKey,
 } from "./options.ts";
-import { fetchTransport } from "./runtime/fetch-transport.ts";
-import { createHttpTransport } from "./runtime/http-transport.ts";
-import type { EmulatorServices } from "./runtime/services.ts";
-import { UpstreamRegistry } from "./runtime/upstreams.ts";
 import { createRequestListener } from "./server.ts";
+import type { EmulatorServices } from "./services.ts";
 import { GatewayStore } from "./state/gateway-store.ts";
+import { fetchTransport } from "./transport/fetch-transport.ts";
+import { createHttpTransport } from "./transport/http-transport.ts";
+import { UpstreamRegistry } from "./transport/upstreams.ts";
 
 /**
  * Starts the emulator.

@@ -29,6 +29,6 @@ export {
   type Emulator,
   type EmulatorOptions,
 } from "./options.ts";
-export type { Backoff } from "./runtime/directives.ts";
-export { backoffDelay, type RetryPolicy } from "./runtime/retry.ts";
+export type { Backoff } from "./request/directives.ts";
 export type { GatewaySettings } from "./state/gateway-settings.ts";
+export { backoffDelay, type RetryPolicy } from "./step/retry.ts";

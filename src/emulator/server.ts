@@ -6,6 +6,9 @@
  * that already started is cut rather than left hanging.
  */
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
+import { handleCompat } from "./endpoints/compat.ts";
+import { handleProviderNative } from "./endpoints/provider-native.ts";
+import { handleUniversal } from "./endpoints/universal.ts";
 import {
   GatewayRequestError,
   gatewayError,
@@ -17,10 +20,7 @@ import { restErrorBody, sendGatewayError, sendJson, sendRestError } from "./http
 import { requestPath, requestUrl } from "./http/request-path.ts";
 import { Router } from "./http/router.ts";
 import { handleRest } from "./rest/index.ts";
-import { handleCompat } from "./runtime/compat.ts";
-import { handleProviderNative } from "./runtime/provider-native.ts";
-import type { EmulatorServices } from "./runtime/services.ts";
-import { handleUniversal } from "./runtime/universal.ts";
+import type { EmulatorServices } from "./services.ts";
 
 type GatewayHandler = (
   services: EmulatorServices,

@@ -1,12 +1,12 @@
 import { describe, expect, it } from "vitest";
+import { evaluateCondition } from "../../src/emulator/dynamic-routes/conditions.ts";
 import { GatewayRequestError } from "../../src/emulator/errors.ts";
 import { createUlid } from "../../src/emulator/ids.ts";
+import { readDirectives } from "../../src/emulator/request/directives.ts";
+import { modelOf } from "../../src/emulator/request/model-name.ts";
 import { readLogFilters } from "../../src/emulator/rest/log-filters.ts";
-import { evaluateCondition } from "../../src/emulator/runtime/conditions.ts";
-import { readDirectives } from "../../src/emulator/runtime/directives.ts";
-import { modelOf } from "../../src/emulator/runtime/model-name.ts";
-import { backoffDelay, resolveRetryPolicy } from "../../src/emulator/runtime/retry.ts";
-import { normaliseEndpoint } from "../../src/emulator/runtime/upstreams.ts";
+import { backoffDelay, resolveRetryPolicy } from "../../src/emulator/step/retry.ts";
+import { normaliseEndpoint } from "../../src/emulator/transport/upstreams.ts";
 
 describe("retry policy", () => {
   it("computes constant, linear and exponential backoff", () => {

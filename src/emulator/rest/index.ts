@@ -12,7 +12,7 @@ import type { IncomingMessage, ServerResponse } from "node:http";
 import { RestRequestError, restErrorCodes } from "../errors.ts";
 import { headerValue, sendJson } from "../http/io.ts";
 import { Router } from "../http/router.ts";
-import type { EmulatorServices } from "../runtime/services.ts";
+import type { EmulatorServices } from "../services.ts";
 import {
   createDataset,
   deleteDataset,

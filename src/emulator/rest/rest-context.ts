@@ -5,7 +5,7 @@
  */
 import type { IncomingMessage } from "node:http";
 import type { RouteParams } from "../http/router.ts";
-import type { EmulatorServices } from "../runtime/services.ts";
+import type { EmulatorServices } from "../services.ts";
 
 export interface RestContext {
   readonly services: EmulatorServices;

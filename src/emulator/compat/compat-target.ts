@@ -1,0 +1,167 @@
+/**
+ * @module
+ * A compat (OpenAI-shaped) request aimed at one provider and model: the provider's own body,
+ * endpoint and key, and the conversions of its answer back to OpenAI's shape. A 2xx whose body is
+ * not an answer counts as a failed attempt (so a fallback, if any, is tried), since nothing has
+ * been sent to the client yet. Used by the compat endpoint, by universal steps with
+ * `provider: "compat"` and by dynamic routes' model elements.
+ */
+import { getProvider, isKnownProvider } from "../../providers/index.ts";
+import { GatewayRequestError } from "../errors.ts";
+import type { Directives } from "../request/directives.ts";
+import type { GatewayCall } from "../request/gateway-call.ts";
+import { cachePolicyFor } from "../step/cache-policy.ts";
+import { applyCredential, credentialHeaderNames } from "../step/credentials.ts";
+import { resolveRetryPolicy } from "../step/retry.ts";
+import type { ResponseUsage, StepTarget } from "../step/step-target.ts";
+import type { UpstreamResponse } from "../transport/attempt.ts";
+import { forwardedHeaders } from "../transport/upstreams.ts";
+import { type CompatRequest, toOpenAiCompletion, toOpenAiError } from "./compat-convert.ts";
+import { createOpenAiStreamConverter } from "./compat-stream.ts";
+
+/** Where a compat target's settings and key come from. */
+export interface CompatTargetOptions {
+  /** The `cf-aig-*` directives in force (request, or request merged with a universal step's). */
+  readonly directives: Directives;
+  /** The caller's headers (compat request, or universal step), forwarded minus `cf-aig-*`. */
+  readonly callerHeaders: readonly (readonly [string, string])[];
+  /**
+   * `caller-or-stored`: an `Authorization: Bearer <key>` from the caller is the provider's key,
+   * else the stored one. `stored-only` (dynamic routes): only the stored key; the caller's
+   * `Authorization` is never sent upstream.
+   */
+  readonly credentials: "caller-or-stored" | "stored-only";
+  /** A dynamic route's model element settings, which beat the directives. */
+  readonly timeoutMs?: number;
+  readonly maxAttempts?: number;
+}
+
+/** Builds the target for `provider/model`. @throws GatewayRequestError 400 for an unknown provider. */
+export function buildCompatTarget(
+  call: GatewayCall,
+  compat: CompatRequest,
+  provider: string,
+  model: string,
+  options: CompatTargetOptions,
+): StepTarget {
+  if (!isKnownProvider(provider) || provider === "compat") {
+    throw GatewayRequestError.invalid(
+      `Unknown provider "${provider}" in model "${provider}/${model}": use e.g. openai/gpt-4o-mini, anthropic/claude-sonnet-4-5, workers-ai/@cf/meta/llama-3.1-8b-instruct.`,
+    );
+  }
+  const { services, gateway } = call;
+  const adapter = getProvider(provider);
+  const endpoint = adapter.endpoint(model, compat.chat);
+  const bodyJson =
+    adapter.format === "openai"
+      ? { ...compat.raw, model }
+      : adapter.requestBody(model, compat.chat);
+  const body = Buffer.from(JSON.stringify(bodyJson));
+  const headers = upstreamHeaders(call, provider, options);
+  const { directives } = options;
+  const cache = cachePolicyFor(call, directives, {
+    provider: `compat/${provider}`,
+    method: "POST",
+    endpoint,
+    body,
+  });
+  const id = () => services.generateId().toLowerCase();
+  const created = () => Math.floor(services.now() / 1000);
+  const settings = gateway.settings;
+  const streaming = compat.chat.stream === true;
+  return {
+    provider,
+    model,
+    endpoint,
+    request: { url: services.upstreams.url(provider, endpoint), method: "POST", headers, body },
+    streaming,
+    timeoutMs: options.timeoutMs ?? directives.requestTimeoutMs ?? services.defaultTimeoutMs,
+    retry: resolveRetryPolicy(
+      { maxAttempts: options.maxAttempts },
+      {
+        maxAttempts: directives.maxAttempts,
+        delayMs: directives.retryDelayMs,
+        backoff: directives.backoff,
+      },
+      {
+        maxAttempts: settings.retry_max_attempts,
+        delayMs: settings.retry_delay,
+        backoff: settings.retry_backoff,
+      },
+    ),
+    ...(cache ? { cache } : {}),
+    ...(streaming && adapter.format !== "openai"
+      ? { streamConverter: createOpenAiStreamConverter(model, id(), created()) }
+      : {}),
+    checkBuffered(response) {
+      let completion: Record<string, unknown>;
+      let usage: ResponseUsage;
+      try {
+        const result = adapter.parseResponse(response.body.bytes.toString("utf8"), model);
+        // The answer is parsed once: delivery logs these tokens instead of parsing it again.
+        usage = { tokensIn: result.usage.tokensIn, tokensOut: result.usage.tokensOut };
+        if (adapter.format === "openai") return { ok: true, response, usage };
+        completion = toOpenAiCompletion(result, model, id(), created());
+      } catch (error) {
+        const message = `${adapter.displayName} answered ${response.status} without a usable answer: ${error instanceof Error ? error.message : String(error)}`;
+        return {
+          ok: false,
+          reason: "invalid_response",
+          response: jsonResponse(502, toOpenAiError("invalid_response", message)),
+        };
+      }
+      return { ok: true, response: jsonResponse(response.status, completion), usage };
+    },
+    toClientError(response) {
+      if (adapter.format === "openai" || response.body.kind !== "buffered") return response;
+      const info = adapter.parseError(response.status, response.body.bytes.toString("utf8"));
+      return jsonResponse(response.status, toOpenAiError(info.type, info.message));
+    },
+  };
+}
+
+/**
+ * The caller's headers for the provider, with the right key: the caller's
+ * `Authorization: Bearer <key>` becomes the provider's own auth header (`x-api-key`…) unless keys
+ * are stored-only, then `applyCredential` picks between it and the stored key.
+ */
+function upstreamHeaders(
+  call: GatewayCall,
+  provider: string,
+  options: CompatTargetOptions,
+): Record<string, string> {
+  const adapter = getProvider(provider);
+  const credentialNames = new Set([...credentialHeaderNames(provider), "authorization"]);
+  const headers = forwardedHeaders(
+    options.callerHeaders.filter(([name]) => !credentialNames.has(name.toLowerCase())),
+  );
+  Object.assign(headers, adapter.defaultHeaders ?? {});
+  const authorization = options.callerHeaders.find(
+    ([name]) => name.toLowerCase() === "authorization",
+  )?.[1];
+  const key = authorization?.replace(/^\s*bearer\s+/i, "").trim();
+  const callerKey =
+    options.credentials === "caller-or-stored" && key && !call.gatewayTokenInAuthorization;
+  if (callerKey) {
+    for (const [name, value] of Object.entries(adapter.authHeaders(key))) {
+      headers[name.toLowerCase()] = value;
+    }
+  }
+  applyCredential(call, headers, provider, options.directives.byokAlias);
+  headers["content-type"] = "application/json";
+  return headers;
+}
+
+function jsonResponse(
+  status: number,
+  body: unknown,
+): UpstreamResponse & {
+  body: { kind: "buffered"; bytes: Buffer };
+} {
+  return {
+    kind: "response",
+    status,
+    headers: [["content-type", "application/json"]],
+    body: { kind: "buffered", bytes: Buffer.from(JSON.stringify(body)) },
+  };
+}
