@@ -1,7 +1,7 @@
 /**
  * @module
  * Builds the companion Worker's view of a config (`worker-view.ts`) and its `STEPWISE_CONFIG`
- * text. One function for Pulumi (`infra/stack.ts`) and the local system (`src/demo`), so the
+ * text. One function for Pulumi (`src/pulumi/stack.ts`) and the local system (`src/demo`), so the
  * Worker runs on the same bytes in both, and both refuse a view Cloudflare would refuse.
  *
  * @example

@@ -1,7 +1,7 @@
 /**
  * @module
  * The companion Worker's view of a Stepwise config: the only part of the config the Worker reads,
- * as one versioned, schema-checked document. Pulumi (`infra/`) and the local system (`src/demo`)
+ * as one versioned, schema-checked document. Pulumi (`src/pulumi/`) and the local system (`src/demo`)
  * bind it as the Worker variable `STEPWISE_CONFIG`, both built by `workerViewText` in
  * `worker-view-build.ts`; the Worker parses it with `parseWorkerView`.
  *

@@ -89,7 +89,7 @@ export interface StartWorkerOptions {
 
 /**
  * The Durable Object bindings of `wrangler.jsonc`, as Miniflare takes them (SQLite-backed, like
- * the deployed `new_sqlite_classes`). test/infra/worker-contract.test.ts keeps them in step.
+ * the deployed `new_sqlite_classes`). test/pulumi/worker-contract.test.ts keeps them in step.
  */
 export const localDurableObjects = {
   KEY_LEDGER: { className: "KeyLedger", useSQLite: true },

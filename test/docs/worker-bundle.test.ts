@@ -9,7 +9,7 @@ import { existsSync } from "node:fs";
 import { cp, symlink } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { workerBuildCommand } from "../../infra/worker-bundle.ts";
+import { workerBuildCommand } from "../../src/pulumi/worker-bundle.ts";
 import { documented, makeSandbox, projectRoot, runDocumented, type Sandbox } from "./documented.ts";
 
 let sandbox: Sandbox;

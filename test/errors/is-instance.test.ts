@@ -1,5 +1,4 @@
 import { describe, expect, it } from "vitest";
-import * as infraErrors from "../../infra/errors.ts";
 import * as analyticsErrors from "../../src/analytics/errors.ts";
 import * as devCommand from "../../src/cli/commands/dev.ts";
 import * as cliExitCodes from "../../src/cli/exit-codes.ts";
@@ -9,6 +8,7 @@ import * as emulatorErrors from "../../src/emulator/errors.ts";
 import * as mockErrors from "../../src/emulator/mocks/errors.ts";
 import { StepwiseError } from "../../src/errors/index.ts";
 import * as providerErrors from "../../src/providers/errors.ts";
+import * as infraErrors from "../../src/pulumi/errors.ts";
 import * as workerErrors from "../../src/worker/errors.ts";
 
 type ErrorClass = typeof StepwiseError;

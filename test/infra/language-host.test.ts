@@ -11,14 +11,14 @@ import path from "node:path";
 import { promisify } from "node:util";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { parse } from "yaml";
-import { type FakeEngine, startFakeEngine } from "./fake-engine.ts";
 import {
   devStackByokKeys,
   fixtureBundlePath,
   repoRoot,
   stackConfig,
   stackConfigFromFile,
-} from "./helpers.ts";
+} from "../pulumi/helpers.ts";
+import { type FakeEngine, startFakeEngine } from "./fake-engine.ts";
 
 interface ProjectFile {
   name: string;

@@ -8,18 +8,18 @@ import path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, describe, expect, it, vi } from "vitest";
 import {
-  canonicalJson,
-  expressibleInPulumi,
-  routeGraphHash,
-  toPulumiElements,
-} from "../../infra/dynamic-route.ts";
-import { readWranglerSettings } from "../../infra/wrangler-config.ts";
-import {
   loadConfig,
   parseWorkerView,
   type StepwiseConfig,
   workerView,
 } from "../../src/config/index.ts";
+import {
+  canonicalJson,
+  expressibleInPulumi,
+  routeGraphHash,
+  toPulumiElements,
+} from "../../src/pulumi/dynamic-route.ts";
+import { readWranglerSettings } from "../../src/pulumi/wrangler-config.ts";
 import { compileDynamicRoute } from "../../src/routes/index.ts";
 import {
   devStackByokKeys,
@@ -28,7 +28,7 @@ import {
   type Recorder,
   repoRoot,
   stackConfigFromFile,
-} from "./helpers.ts";
+} from "../pulumi/helpers.ts";
 
 const testSecrets = {
   "stepwise:rotateToken": "test-rotate-token-3f9a71c2",

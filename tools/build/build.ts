@@ -36,6 +36,7 @@ export const entries: Readonly<Record<string, string>> = {
   "config/index": "src/config/index.ts",
   "emulator/index": "src/emulator/index.ts",
   "providers/index": "src/providers/index.ts",
+  "pulumi/index": "src/pulumi/index.ts",
   "routes/index": "src/routes/index.ts",
   "worker-admin/index": "src/worker-admin/index.ts",
 };

@@ -15,7 +15,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { readWranglerSettings } from "../../infra/wrangler-config.ts";
+import { readWranglerSettings } from "../../src/pulumi/wrangler-config.ts";
 
 const run = promisify(execFile);
 const projectRoot = fileURLToPath(new URL("../..", import.meta.url));

@@ -8,9 +8,9 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { buildStack } from "../../infra/stack.ts";
 import { loadConfig, type StepwiseConfig } from "../../src/config/index.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
+import { buildStack } from "../../src/pulumi/stack.ts";
 import { choosePolicyChain, type RouteElement } from "../../src/routes/index.ts";
 import {
   devStackByokKeys,

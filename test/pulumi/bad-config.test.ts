@@ -9,9 +9,9 @@ import path from "node:path";
 import { promisify } from "node:util";
 import * as pulumi from "@pulumi/pulumi";
 import { beforeEach, describe, expect, it, vi } from "vitest";
-import { namespacedInput, parseStackConfig } from "../../infra/config.ts";
-import { buildStack } from "../../infra/stack.ts";
 import { ConfigError, loadConfig } from "../../src/config/index.ts";
+import { namespacedInput, parseStackConfig } from "../../src/pulumi/config.ts";
+import { buildStack } from "../../src/pulumi/stack.ts";
 import {
   devStackByokKeys,
   fixtureBundlePath,

@@ -5,10 +5,10 @@
 import * as pulumi from "@pulumi/pulumi";
 import fc from "fast-check";
 import { describe, expect, it } from "vitest";
-import { routeGraphHash, toPulumiElements } from "../../infra/dynamic-route.ts";
-import { gatewaySettings } from "../../infra/gateway-settings.ts";
-import { buildStack } from "../../infra/stack.ts";
 import { parseConfig, type RouteConfig, type StepwiseConfig } from "../../src/config/index.ts";
+import { routeGraphHash, toPulumiElements } from "../../src/pulumi/dynamic-route.ts";
+import { gatewaySettings } from "../../src/pulumi/gateway-settings.ts";
+import { buildStack } from "../../src/pulumi/stack.ts";
 import { compileDynamicRoute } from "../../src/routes/index.ts";
 import { fixtureBundlePath, installMocks, promiseOf, type Recorder, settle } from "./helpers.ts";
 

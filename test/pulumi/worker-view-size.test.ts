@@ -6,7 +6,6 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildStack } from "../../infra/stack.ts";
 import {
   ConfigError,
   loadConfig,
@@ -17,6 +16,7 @@ import {
   workerView,
 } from "../../src/config/index.ts";
 import { startLocalSystem } from "../../src/demo/local-system.ts";
+import { buildStack } from "../../src/pulumi/stack.ts";
 import {
   devStackByokKeys,
   fixtureBundlePath,

@@ -20,7 +20,7 @@
  *   neither reported as drift nor reset by the provider's defaults.
  */
 import type * as cloudflare from "@pulumi/cloudflare";
-import type { GatewayConfig } from "../src/config/index.ts";
+import type { GatewayConfig } from "../config/index.ts";
 
 /** The `cloudflare.AiGateway` inputs that come from the config (no account, no store). */
 export type GatewaySettings = Omit<cloudflare.AiGatewayArgs, "accountId" | "storeId">;

@@ -15,10 +15,10 @@
  * The provider is serialized into the state by Pulumi, so it captures nothing but the SDK module
  * (loaded with `require`, which Pulumi serializes as `require("cloudflare")`).
  */
-import { createRequire } from "node:module";
 import * as pulumi from "@pulumi/pulumi";
+import { expectCloudflareSdk, optionalCloudflareSdk } from "./cloudflare-sdk.ts";
 
-const cloudflareSdk = createRequire(import.meta.url)("cloudflare") as typeof import("cloudflare");
+const cloudflareSdk = optionalCloudflareSdk()!;
 
 /** What a provider config is made from. */
 export interface ByokProviderConfigArgs {
@@ -119,6 +119,7 @@ export class ByokProviderConfig extends pulumi.dynamic.Resource {
   declare readonly secretId: pulumi.Output<string>;
 
   constructor(name: string, args: ByokProviderConfigArgs, opts?: pulumi.CustomResourceOptions) {
+    expectCloudflareSdk(cloudflareSdk, "ByokProviderConfig (a BYOK provider config)");
     const alias = args.alias ?? "default";
     const inputs: Record<keyof ProviderConfigInputs, pulumi.Input<unknown> | undefined> = {
       accountId: args.accountId,

@@ -6,15 +6,15 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, expect, it } from "vitest";
+import { parseConfig } from "../../src/config/index.ts";
 import {
   canonicalJson,
   expressibleInPulumi,
   routeGraphHash,
   toPulumiElements,
-} from "../../infra/dynamic-route.ts";
-import { gatewaySettings, ignoredGatewayFields } from "../../infra/gateway-settings.ts";
-import { readWranglerSettings, stripJsonComments } from "../../infra/wrangler-config.ts";
-import { parseConfig } from "../../src/config/index.ts";
+} from "../../src/pulumi/dynamic-route.ts";
+import { gatewaySettings, ignoredGatewayFields } from "../../src/pulumi/gateway-settings.ts";
+import { readWranglerSettings, stripJsonComments } from "../../src/pulumi/wrangler-config.ts";
 import type { RouteElement } from "../../src/routes/index.ts";
 
 const accountId = "0123456789abcdef0123456789abcdef";

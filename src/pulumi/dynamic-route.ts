@@ -11,7 +11,7 @@
  */
 import { createHash } from "node:crypto";
 import type * as cloudflare from "@pulumi/cloudflare";
-import type { RouteElement } from "../src/routes/index.ts";
+import type { RouteElement } from "../routes/index.ts";
 import { InfraError } from "./errors.ts";
 
 /** One element as `cloudflare.AiGatewayDynamicRouting` takes it. */

@@ -14,7 +14,7 @@ import * as pulumi from "@pulumi/pulumi";
 import { parse } from "yaml";
 
 export const repoRoot = fileURLToPath(new URL("../..", import.meta.url));
-export const fixtureBundlePath = path.join(repoRoot, "test/infra/fixtures/worker-bundle.js");
+export const fixtureBundlePath = path.join(repoRoot, "test/pulumi/fixtures/worker-bundle.js");
 
 /** One registered resource, as the engine would see it. */
 export interface RecordedResource {

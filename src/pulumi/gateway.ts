@@ -10,8 +10,8 @@
  */
 import * as cloudflare from "@pulumi/cloudflare";
 import * as pulumi from "@pulumi/pulumi";
-import type { GatewayConfig } from "../src/config/index.ts";
-import { compileDynamicRoute, dynamicModelName, isDynamicRoute } from "../src/routes/index.ts";
+import type { GatewayConfig } from "../config/index.ts";
+import { compileDynamicRoute, dynamicModelName, isDynamicRoute } from "../routes/index.ts";
 import {
   canonicalJson,
   expressibleInPulumi,

@@ -17,10 +17,10 @@
  * The provider is serialized into the state by Pulumi, so it captures nothing but the SDK module
  * (loaded with `require`).
  */
-import { createRequire } from "node:module";
 import * as pulumi from "@pulumi/pulumi";
+import { expectCloudflareSdk, optionalCloudflareSdk } from "./cloudflare-sdk.ts";
 
-const cloudflareSdk = createRequire(import.meta.url)("cloudflare") as typeof import("cloudflare");
+const cloudflareSdk = optionalCloudflareSdk()!;
 
 export interface VersionedDynamicRouteArgs {
   /** Cloudflare account id. Required. */
@@ -190,6 +190,7 @@ export class VersionedDynamicRoute extends pulumi.dynamic.Resource {
   declare readonly versionId: pulumi.Output<string>;
 
   constructor(name: string, args: VersionedDynamicRouteArgs, opts?: pulumi.CustomResourceOptions) {
+    expectCloudflareSdk(cloudflareSdk, "VersionedDynamicRoute (a route with a percentage split)");
     const inputs: Record<
       keyof VersionedRouteInputs | "versionId",
       pulumi.Input<unknown> | undefined

@@ -3,7 +3,7 @@
  * first deploy; only the later ones, checked against the deployed tag, once some are applied.
  */
 import { describe, expect, it } from "vitest";
-import { workerMigrations } from "../../infra/worker-bindings.ts";
+import { workerMigrations } from "../../src/pulumi/worker-bindings.ts";
 
 const migrations = [
   { tag: "v1", newSqliteClasses: ["KeyLedger", "AppLimiter"] },

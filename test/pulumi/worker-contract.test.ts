@@ -11,11 +11,11 @@ import path from "node:path";
 import * as pulumi from "@pulumi/pulumi";
 import ts from "typescript";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildStack } from "../../infra/stack.ts";
-import { workerBindingNames, workerMigrations } from "../../infra/worker-bindings.ts";
-import { readWranglerSettings } from "../../infra/wrangler-config.ts";
 import { loadConfig } from "../../src/config/index.ts";
 import { localDurableObjects } from "../../src/demo/local-worker.ts";
+import { buildStack } from "../../src/pulumi/stack.ts";
+import { workerBindingNames, workerMigrations } from "../../src/pulumi/worker-bindings.ts";
+import { readWranglerSettings } from "../../src/pulumi/wrangler-config.ts";
 import {
   devStackByokKeys,
   fixtureBundlePath,

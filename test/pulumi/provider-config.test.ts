@@ -7,9 +7,12 @@
 import { HttpResponse, http } from "msw";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { type ProviderConfigInputs, providerConfigProvider } from "../../infra/provider-config.ts";
 import { parseConfig } from "../../src/config/index.ts";
 import { startEmulator } from "../../src/emulator/index.ts";
+import {
+  type ProviderConfigInputs,
+  providerConfigProvider,
+} from "../../src/pulumi/provider-config.ts";
 
 const accountId = "0123456789abcdef0123456789abcdef";
 const api = "https://api.cloudflare.com/client/v4";

@@ -4,8 +4,8 @@
  * second invocation in that minute (two summary points for one day).
  */
 import { describe, expect, it } from "vitest";
-import { InfraError } from "../../infra/errors.ts";
-import { fieldMatches, workerSchedules } from "../../infra/worker-schedules.ts";
+import { InfraError } from "../../src/pulumi/errors.ts";
+import { fieldMatches, workerSchedules } from "../../src/pulumi/worker-schedules.ts";
 
 describe("workerSchedules", () => {
   it("is worker.cron alone while the daily summary is off", () => {

@@ -16,8 +16,8 @@ import {
   type StepwiseConfig,
   throwOnErrorFindings,
   workerViewText,
-} from "../src/config/index.ts";
-import { findConfigFindings } from "../src/routes/index.ts";
+} from "../config/index.ts";
+import { findConfigFindings } from "../routes/index.ts";
 import { Byok } from "./byok.ts";
 import { byokProviders, checkDeploySecrets, deploysWorker, type StackSecrets } from "./config.ts";
 import { Gateway } from "./gateway.ts";

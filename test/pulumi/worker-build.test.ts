@@ -10,8 +10,8 @@ import path from "node:path";
 import { promisify } from "node:util";
 import * as pulumi from "@pulumi/pulumi";
 import { describe, expect, it } from "vitest";
-import { buildStack } from "../../infra/stack.ts";
 import { loadConfig } from "../../src/config/index.ts";
+import { buildStack } from "../../src/pulumi/stack.ts";
 import { devStackByokKeys, installMocks, promiseOf, repoRoot, settle } from "./helpers.ts";
 
 describe("the wrangler dry-run bundle", () => {

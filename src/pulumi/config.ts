@@ -15,8 +15,8 @@ import {
   parseConfig,
   parseConfigText,
   type StepwiseConfig,
-} from "../src/config/index.ts";
-import { projectRoot } from "./paths.ts";
+} from "../config/index.ts";
+import { pulumiProjectRoot } from "./paths.ts";
 
 /** The secrets a deploy uses, as Pulumi secret outputs. */
 export interface StackSecrets {
@@ -115,7 +115,7 @@ function parseStructured(value: string): unknown {
 export function parseStackConfig(
   input: unknown,
   source: string,
-  stackFile: string = path.join(projectRoot, source),
+  stackFile: string = path.join(pulumiProjectRoot(), source),
 ): StepwiseConfig {
   try {
     return parseConfig(input, { source });

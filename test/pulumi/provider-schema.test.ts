@@ -7,8 +7,8 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, describe, expect, it } from "vitest";
-import { buildStack } from "../../infra/stack.ts";
 import { loadConfig, parseConfig } from "../../src/config/index.ts";
+import { buildStack } from "../../src/pulumi/stack.ts";
 import {
   devStackByokKeys,
   fixtureBundlePath,

@@ -8,8 +8,8 @@
  */
 import * as pulumi from "@pulumi/pulumi";
 import { beforeAll, describe, expect, it, vi } from "vitest";
-import { buildStack } from "../../infra/stack.ts";
 import { parseConfig } from "../../src/config/index.ts";
+import { buildStack } from "../../src/pulumi/stack.ts";
 import { fixtureBundlePath, installMocks, type Recorder, stackConfig } from "./helpers.ts";
 
 const steps = [{ provider: "openai", model: "gpt-4o-mini", timeoutMs: 8000 }];

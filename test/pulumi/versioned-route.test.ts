@@ -8,14 +8,14 @@
 import { HttpResponse, http } from "msw";
 import { setupServer } from "msw/node";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
-import { canonicalJson } from "../../infra/dynamic-route.ts";
+import { parseConfig } from "../../src/config/index.ts";
+import { startEmulator } from "../../src/emulator/index.ts";
+import { canonicalJson } from "../../src/pulumi/dynamic-route.ts";
 import {
   type VersionedRouteInputs,
   type VersionedRouteOutputs,
   versionedRouteProvider,
-} from "../../infra/versioned-route.ts";
-import { parseConfig } from "../../src/config/index.ts";
-import { startEmulator } from "../../src/emulator/index.ts";
+} from "../../src/pulumi/versioned-route.ts";
 import { compileDynamicRoute, type RouteElement } from "../../src/routes/index.ts";
 
 const accountId = "0123456789abcdef0123456789abcdef";
