@@ -5,7 +5,7 @@
  * the package's components (`src/pulumi/`, published as `stepwise-gateway/pulumi`). Every named
  * export is a stack output.
  */
-import { buildCurrentStack } from "../src/pulumi/index.ts";
+import { buildCurrentStack } from "stepwise-gateway/pulumi";
 
 const stack = buildCurrentStack();
 

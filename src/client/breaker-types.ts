@@ -1,7 +1,7 @@
 /**
  * @module
  * The circuit breaker's types: its options, states, transitions and health, and what
- * `createCircuitBreaker` (`breaker.ts`, the `stepwise/client/breaker` entry, which exports them)
+ * `createCircuitBreaker` (`breaker.ts`, the `stepwise-gateway/client/breaker` entry, which exports them)
  * returns. Apart, so that the client and its recorders can name a transition without the breaker.
  */
 

@@ -1,6 +1,6 @@
 /**
  * @module
- * `stepwise/client/breaker`: a circuit breaker per provider and model, for
+ * `stepwise-gateway/client/breaker`: a circuit breaker per provider and model, for
  * `createGatewayClient({ breaker: createCircuitBreaker() })`. A separate entry: a client without
  * one does not carry it.
  *
@@ -68,7 +68,7 @@ interface Circuit {
  * Creates a circuit breaker.
  * @throws InvalidOptionsError naming each setting out of range.
  * @example
- * import { createCircuitBreaker } from "stepwise/client/breaker";
+ * import { createCircuitBreaker } from "stepwise-gateway/client/breaker";
  * const breaker = createCircuitBreaker({ cooldownMs: 2_000 });
  * const client = createGatewayClient({ accountId, gatewayId, routes, breaker });
  * breaker.health()["anthropic/claude-sonnet-4-5"]?.state; // "closed"

@@ -89,7 +89,7 @@ export interface ClientState {
  *   routes: gateway.routes,
  *   prices: config.models,
  *   recorder: memoryRecorder(),
- *   breaker: createCircuitBreaker(), // from "stepwise/client/breaker"
+ *   breaker: createCircuitBreaker(), // from "stepwise-gateway/client/breaker"
  * });
  * const answer = await client.chat({ route: "default", messages: [{ role: "user", content: "Hi" }] });
  * console.log(answer.text, answer.served.provider, answer.served.index);

@@ -1,6 +1,6 @@
 /**
  * @module
- * `stepwise/client/errors`: the client's error tree. Every error extends {@link GatewayError} (a `StepwiseError`), has a
+ * `stepwise-gateway/client/errors`: the client's error tree. Every error extends {@link GatewayError} (a `StepwiseError`), has a
  * stable `code`, `isRetryable`, and a message that says the fix. `XxxError.isInstance(value)`
  * works across copies of the package.
  *

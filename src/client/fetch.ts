@@ -1,6 +1,6 @@
 /**
  * @module
- * `stepwise/client/fetch`: a drop-in `fetch` for any SDK, recorded like the client's own calls.
+ * `stepwise-gateway/client/fetch`: a drop-in `fetch` for any SDK, recorded like the client's own calls.
  *
  * `createGatewayFetch(options)` takes the client's options. Requests to the gateway get the
  * gateway token (unless they carry one) and an event id, and each records one `CallEvent` (mode
@@ -15,7 +15,7 @@
  * `incomplete_stream`, and the SDK sees the break. For failover after the first byte, use
  * `client.stream`.
  * @example
- * import { createGatewayFetch } from "stepwise/client/fetch";
+ * import { createGatewayFetch } from "stepwise-gateway/client/fetch";
  * const openai = new OpenAI({ apiKey: "unused", baseURL: client.url("compat"), fetch: createGatewayFetch(options) });
  * await openai.chat.completions.create({ model: "dynamic/default", messages });
  */

@@ -1,16 +1,16 @@
 /**
  * @module
  * The hooks that order each universal attempt's steps before it is sent, and what they note: the
- * circuit breaker ({@link StepBreaker}, `stepwise/client/breaker`), provider limits
- * ({@link StepLimits}, `stepwise/client/limits`) and health steering ({@link StepGuard},
- * `stepwise/client/health`). Types only; a client without them carries none of their code.
+ * circuit breaker ({@link StepBreaker}, `stepwise-gateway/client/breaker`), provider limits
+ * ({@link StepLimits}, `stepwise-gateway/client/limits`) and health steering ({@link StepGuard},
+ * `stepwise-gateway/client/health`). Types only; a client without them carries none of their code.
  */
 
 import type { BreakerTransition } from "./breaker-types.ts";
 import type { RouteStep } from "./types.ts";
 
 /**
- * The client's view of a circuit breaker; `createCircuitBreaker` from `stepwise/client/breaker`
+ * The client's view of a circuit breaker; `createCircuitBreaker` from `stepwise-gateway/client/breaker`
  * makes one. A call asks it to order each attempt's steps and tells it what each step did.
  */
 export interface StepBreaker {
@@ -51,8 +51,8 @@ export interface SteeringNotes {
 /**
  * Orders the steps of each universal attempt before it is sent, after the breaker (health, then
  * limits):
- * `createProviderLimits` (`stepwise/client/limits`) skips steps at their quota,
- * `createHealthSteering` (`stepwise/client/health`) demotes unhealthy ones.
+ * `createProviderLimits` (`stepwise-gateway/client/limits`) skips steps at their quota,
+ * `createHealthSteering` (`stepwise-gateway/client/health`) demotes unhealthy ones.
  */
 export interface StepGuard {
   /**
@@ -66,7 +66,7 @@ export interface StepGuard {
 }
 
 /**
- * The client's provider limits (`createProviderLimits()` from `stepwise/client/limits`): a
+ * The client's provider limits (`createProviderLimits()` from `stepwise-gateway/client/limits`): a
  * {@link StepGuard} told of every answer whose step the client knows.
  */
 export interface StepLimits extends StepGuard {

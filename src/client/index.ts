@@ -5,17 +5,17 @@
  * failover that carries on mid-stream, and typed errors. Run-time dependency free: `fetch` only.
  *
  * Separate entries keep what a call does not need out of an app's bundle: the circuit breaker
- * (`stepwise/client/breaker`), provider limits (`stepwise/client/limits`), health steering from the
- * companion Worker's `GET /health` (`stepwise/client/health`), a `BudgetLedger` that clients
- * share (`stepwise/client/budget`), the recorded `fetch` for other SDKs (`stepwise/client/fetch`), the
- * whole error tree (`stepwise/client/errors`; this entry exports the errors its own code throws:
+ * (`stepwise-gateway/client/breaker`), provider limits (`stepwise-gateway/client/limits`), health steering from the
+ * companion Worker's `GET /health` (`stepwise-gateway/client/health`), a `BudgetLedger` that clients
+ * share (`stepwise-gateway/client/budget`), the recorded `fetch` for other SDKs (`stepwise-gateway/client/fetch`), the
+ * whole error tree (`stepwise-gateway/client/errors`; this entry exports the errors its own code throws:
  * `GatewayError`, `InvalidOptionsError`, `DeadlineExceededError`, `AbortedError`; the others,
- * `UnknownRouteError` among them, come from code loaded on first use) and the JSON-lines file recorder (`stepwise/client/node`). `memoryRecorder` and
+ * `UnknownRouteError` among them, come from code loaded on first use) and the JSON-lines file recorder (`stepwise-gateway/client/node`). `memoryRecorder` and
  * `callbackRecorder` are left out of a bundle that does not use them. Within the client, reading
  * streams, each provider format and what happens after a failure load on first use.
  *
  * @example
- * import { createGatewayClient } from "stepwise/client";
+ * import { createGatewayClient } from "stepwise-gateway/client";
  *
  * const client = createGatewayClient({
  *   accountId: "0123456789abcdef0123456789abcdef",
@@ -36,7 +36,7 @@
  * const { served, usage } = await stream.result;
  */
 
-// A type only: a value export would keep the class in the core; `stepwise/client/budget` has it.
+// A type only: a value export would keep the class in the core; `stepwise-gateway/client/budget` has it.
 export type { BudgetLedger } from "../routes/budget-ledger.ts";
 export { complexityScorer, complexityTier } from "../routes/complexity.ts";
 export type { Scorer } from "../routes/policy-call.ts";

@@ -106,16 +106,16 @@ export interface GatewayClientOptions {
   readonly maxRetryDelayMs?: number;
   /**
    * A circuit breaker per provider and model (`createCircuitBreaker()` from
-   * `stepwise/client/breaker`). Default: none, every call sends the route in its order.
+   * `stepwise-gateway/client/breaker`). Default: none, every call sends the route in its order.
    */
   readonly breaker?: StepBreaker;
   /**
-   * Provider quota tracking (`createProviderLimits()` from `stepwise/client/limits`): steps at
+   * Provider quota tracking (`createProviderLimits()` from `stepwise-gateway/client/limits`): steps at
    * their published or configured cap are skipped. Default: none.
    */
   readonly limits?: StepLimits;
   /**
-   * The companion Worker's `GET /health` (`createHealthSteering()` from `stepwise/client/health`):
+   * The companion Worker's `GET /health` (`createHealthSteering()` from `stepwise-gateway/client/health`):
    * degraded and down steps are demoted. Default: none.
    */
   readonly health?: StepGuard;

@@ -2,7 +2,7 @@
  * @module
  * The error of a call that names a route its client was not given. It is not in `call-errors.ts`
  * (whose errors every client loads before its first call) because only `settings.ts`, loaded by
- * a wrong call, throws it; `stepwise/client/errors` exports it.
+ * a wrong call, throws it; `stepwise-gateway/client/errors` exports it.
  */
 
 import { GatewayError } from "./call-errors.ts";

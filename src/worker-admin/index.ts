@@ -7,7 +7,7 @@
  * or records a key: a rotation answers with the new version's metadata (its fingerprint).
  *
  * @example
- * import { rotateKey } from "stepwise/worker-admin";
+ * import { rotateKey } from "stepwise-gateway/worker-admin";
  * const version = await rotateKey({ workerUrl, token: adminToken, provider: "openai", key, label: "ci" });
  * version.fingerprint; // "sha256:4735f8af9679"
  */

@@ -77,7 +77,7 @@ afterAll(async () => {
 });
 
 const clientProgram = `
-import { createGatewayClient } from "stepwise/client";
+import { createGatewayClient } from "stepwise-gateway/client";
 const client = createGatewayClient({
   accountId: "0123456789abcdef0123456789abcdef",
   gatewayId: "chat-prod",
@@ -108,7 +108,7 @@ describe("the npm package", () => {
   });
 
   it(
-    "imports stepwise/client from plain node and makes a call",
+    "imports stepwise-gateway/client from plain node and makes a call",
     async () => {
       await writeFile(path.join(consumer, "call.mjs"), clientProgram);
       const { stdout } = await run(process.execPath, ["call.mjs", serverUrl], { cwd: consumer });
@@ -126,7 +126,7 @@ describe("the npm package", () => {
       await mkdir(worker);
       await writeFile(
         path.join(worker, "index.js"),
-        `import { createGatewayClient } from "stepwise/client";
+        `import { createGatewayClient } from "stepwise-gateway/client";
 export default {
   async fetch(request, env) {
     const client = createGatewayClient({ accountId: env.ACCOUNT, gatewayId: "g", routes: { default: [{ provider: "openai", model: "gpt-4o-mini" }] } });
@@ -156,7 +156,7 @@ export default {
     async () => {
       await writeFile(
         path.join(consumer, "browser.js"),
-        `import { createGatewayClient } from "stepwise/client";\nglobalThis.client = createGatewayClient;`,
+        `import { createGatewayClient } from "stepwise-gateway/client";\nglobalThis.client = createGatewayClient;`,
       );
       const result = await build({
         absWorkingDir: consumer,
@@ -171,7 +171,8 @@ export default {
       const inputs = Object.keys(result.metafile.inputs);
       expect(
         inputs.every(
-          (input) => input.startsWith("node_modules/stepwise/dist/") || input === "browser.js",
+          (input) =>
+            input.startsWith("node_modules/stepwise-gateway/dist/") || input === "browser.js",
         ),
       ).toBe(true);
       const external = Object.values(result.metafile.outputs).flatMap((output) =>
@@ -187,8 +188,8 @@ export default {
     async () => {
       await writeFile(
         path.join(consumer, "consumer.ts"),
-        `import { type ChatResponse, createGatewayClient, GatewayError } from "stepwise/client";
-import { parseConfig } from "stepwise/config";
+        `import { type ChatResponse, createGatewayClient, GatewayError } from "stepwise-gateway/client";
+import { parseConfig } from "stepwise-gateway/config";
 const client = createGatewayClient({ accountId: "a", gatewayId: "g", routes: { default: [{ provider: "openai", model: "gpt-4o-mini" }] } });
 export async function ask(): Promise<number | null> {
   try {
@@ -225,7 +226,7 @@ export const config = parseConfig;
       // And a wrong use is caught, so the types are really read.
       await writeFile(
         path.join(consumer, "consumer.ts"),
-        `import { createGatewayClient } from "stepwise/client";\ncreateGatewayClient({ gatewayId: 42 });\n`,
+        `import { createGatewayClient } from "stepwise-gateway/client";\ncreateGatewayClient({ gatewayId: 42 });\n`,
       );
       const wrong = await run(bin("tsc"), ["-p", "tsconfig.json"], { cwd: consumer }).catch(
         (error: { stdout: string }) => error,

@@ -34,8 +34,8 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 const consumerNames: Record<keyof typeof clientConsumers, string> = {
   chat: "`createGatewayClient` + `chat` (the core)",
   stream: "`createGatewayClient` + `stream`",
-  breaker: "`chat` + `createCircuitBreaker` (`stepwise/client/breaker`)",
-  fetch: "`createGatewayFetch` (`stepwise/client/fetch`)",
+  breaker: "`chat` + `createCircuitBreaker` (`stepwise-gateway/client/breaker`)",
+  fetch: "`createGatewayFetch` (`stepwise-gateway/client/fetch`)",
 };
 
 async function run(context: BenchContext): Promise<BenchResult> {

@@ -1,6 +1,6 @@
 /**
  * @module
- * `stepwise/client/health`: health in the order, for
+ * `stepwise-gateway/client/health`: health in the order, for
  * `createGatewayClient({ health: createHealthSteering({ url, token }) })`. A separate entry: a
  * client without it does not carry it.
  *
@@ -71,7 +71,7 @@ export function probationShare(model: ModelHealth | undefined, now: number): num
 /**
  * Creates health steering from the companion Worker's `GET /health`: see the module description.
  * @example
- * import { createHealthSteering } from "stepwise/client/health";
+ * import { createHealthSteering } from "stepwise-gateway/client/health";
  * const health = createHealthSteering({ url: "https://stepwise-keys.example.workers.dev", token: appToken });
  * await health.refresh(); // optional: read it before the first call
  * const client = createGatewayClient({ accountId, gatewayId, routes, health });

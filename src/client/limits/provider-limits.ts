@@ -1,6 +1,6 @@
 /**
  * @module
- * `stepwise/client/limits`: provider limits known before they bite, for
+ * `stepwise-gateway/client/limits`: provider limits known before they bite, for
  * `createGatewayClient({ limits: createProviderLimits({ caps }) })`. A separate entry: a client
  * without it does not carry it.
  *
@@ -91,7 +91,7 @@ interface Verdict {
 /**
  * Creates the client's provider limits: see the module description.
  * @example
- * import { createProviderLimits } from "stepwise/client/limits";
+ * import { createProviderLimits } from "stepwise-gateway/client/limits";
  * const client = createGatewayClient({
  *   accountId, gatewayId, routes: gateway.routes,
  *   limits: createProviderLimits({ caps: config.keys.caps }), // e.g. { openai: { rpm: 500, tpm: 200000 } }

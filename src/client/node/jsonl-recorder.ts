@@ -2,7 +2,7 @@
  * @module
  * A recorder that appends one JSON object per line to a file, the format `stepwise report` and
  * the analytics read. Node only (`node:fs`), so it is a separate entry the client core never
- * imports: `import { jsonLinesRecorder } from "stepwise/client/node"`.
+ * imports: `import { jsonLinesRecorder } from "stepwise-gateway/client/node"`.
  */
 
 import { appendFile, mkdir } from "node:fs/promises";
