@@ -5,35 +5,7 @@ import { createUlid } from "../../src/emulator/ids.ts";
 import { readDirectives } from "../../src/emulator/request/directives.ts";
 import { modelOf } from "../../src/emulator/request/model-name.ts";
 import { readLogFilters } from "../../src/emulator/rest/log-filters.ts";
-import { backoffDelay, resolveRetryPolicy } from "../../src/emulator/step/retry.ts";
 import { normaliseEndpoint } from "../../src/emulator/transport/upstreams.ts";
-
-describe("retry policy", () => {
-  it("computes constant, linear and exponential backoff", () => {
-    const delays = (backoff: "constant" | "linear" | "exponential") =>
-      [1, 2, 3, 4].map((attempt) =>
-        backoffDelay({ maxAttempts: 5, delayMs: 100, backoff }, attempt),
-      );
-    expect(delays("constant")).toEqual([100, 100, 100, 100]);
-    expect(delays("linear")).toEqual([100, 200, 300, 400]);
-    expect(delays("exponential")).toEqual([100, 200, 400, 800]);
-  });
-
-  it("takes each field from the most specific layer that sets it", () => {
-    expect(
-      resolveRetryPolicy(
-        { maxAttempts: 3 },
-        { delayMs: 20, maxAttempts: 5 },
-        { maxAttempts: 2, delayMs: 500, backoff: "linear" },
-      ),
-    ).toEqual({ maxAttempts: 3, delayMs: 20, backoff: "linear" });
-    expect(resolveRetryPolicy(undefined, { maxAttempts: null })).toEqual({
-      maxAttempts: 1,
-      delayMs: 0,
-      backoff: "constant",
-    });
-  });
-});
 
 describe("conditions", () => {
   const context = {

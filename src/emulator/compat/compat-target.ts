@@ -12,7 +12,7 @@ import type { Directives } from "../request/directives.ts";
 import type { GatewayCall } from "../request/gateway-call.ts";
 import { cachePolicyFor } from "../step/cache-policy.ts";
 import { applyCredential, credentialHeaderNames } from "../step/credentials.ts";
-import { resolveRetryPolicy } from "../step/retry.ts";
+import { stepRetryPolicy } from "../step/retry.ts";
 import type { ResponseUsage, StepTarget } from "../step/step-target.ts";
 import type { UpstreamResponse } from "../transport/attempt.ts";
 import { forwardedHeaders } from "../transport/upstreams.ts";
@@ -67,7 +67,6 @@ export function buildCompatTarget(
   });
   const id = () => services.generateId().toLowerCase();
   const created = () => Math.floor(services.now() / 1000);
-  const settings = gateway.settings;
   const streaming = compat.chat.stream === true;
   return {
     provider,
@@ -76,19 +75,7 @@ export function buildCompatTarget(
     request: { url: services.upstreams.url(provider, endpoint), method: "POST", headers, body },
     streaming,
     timeoutMs: options.timeoutMs ?? directives.requestTimeoutMs ?? services.defaultTimeoutMs,
-    retry: resolveRetryPolicy(
-      { maxAttempts: options.maxAttempts },
-      {
-        maxAttempts: directives.maxAttempts,
-        delayMs: directives.retryDelayMs,
-        backoff: directives.backoff,
-      },
-      {
-        maxAttempts: settings.retry_max_attempts,
-        delayMs: settings.retry_delay,
-        backoff: settings.retry_backoff,
-      },
-    ),
+    retry: stepRetryPolicy({ maxAttempts: options.maxAttempts }, directives, gateway.settings),
     ...(cache ? { cache } : {}),
     ...(streaming && adapter.format !== "openai"
       ? { streamConverter: createOpenAiStreamConverter(model, id(), created()) }

@@ -16,7 +16,7 @@ import { asksForStream, modelOf } from "../request/model-name.ts";
 import type { EmulatorServices } from "../services.ts";
 import { cachePolicyFor } from "../step/cache-policy.ts";
 import { applyCredential } from "../step/credentials.ts";
-import { resolveRetryPolicy } from "../step/retry.ts";
+import { stepRetryPolicy } from "../step/retry.ts";
 import { runStep } from "../step/step-runner.ts";
 import type { StepTarget } from "../step/step-target.ts";
 import { forwardedHeaders, normaliseEndpoint } from "../transport/upstreams.ts";
@@ -38,7 +38,6 @@ export async function handleProviderNative(
   const directives = call.directives;
   const headers = forwardedHeaders(rawHeaderPairs(request.rawHeaders));
   applyCredential(call, headers, params.provider, directives.byokAlias);
-  const settings = call.gateway.settings;
   const logPath = normaliseEndpoint(params.provider, endpoint);
   const cache = cachePolicyFor(call, directives, {
     provider: params.provider,
@@ -53,18 +52,8 @@ export async function handleProviderNative(
     request: { url, method, headers, body },
     streaming: asksForStream(logPath, parsedBody),
     timeoutMs: directives.requestTimeoutMs ?? services.defaultTimeoutMs,
-    retry: resolveRetryPolicy(
-      {
-        maxAttempts: directives.maxAttempts,
-        delayMs: directives.retryDelayMs,
-        backoff: directives.backoff,
-      },
-      {
-        maxAttempts: settings.retry_max_attempts,
-        delayMs: settings.retry_delay,
-        backoff: settings.retry_backoff,
-      },
-    ),
+    // No step of its own: the request's headers, then the gateway's settings.
+    retry: stepRetryPolicy(undefined, directives, call.gateway.settings),
     ...(cache ? { cache } : {}),
   };
   const contentType = headerValue(request, "content-type");

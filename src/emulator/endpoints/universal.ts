@@ -34,7 +34,7 @@ import { readUniversalBody, type UniversalStepInput } from "../request/universal
 import type { EmulatorServices } from "../services.ts";
 import { cachePolicyFor } from "../step/cache-policy.ts";
 import { applyCredential } from "../step/credentials.ts";
-import { resolveRetryPolicy } from "../step/retry.ts";
+import { stepRetryPolicy } from "../step/retry.ts";
 import { discardFailure, runStep } from "../step/step-runner.ts";
 import type { StepTarget } from "../step/step-target.ts";
 import type { UpstreamRequest } from "../transport/attempt.ts";
@@ -158,7 +158,6 @@ function buildTarget(
   headers["content-type"] ??= "application/json";
   applyCredential(call, headers, step.provider, directives.byokAlias);
   const request: UpstreamRequest = { url, method: "POST", headers, body };
-  const settings = gateway.settings;
   const cache = cachePolicyFor(call, directives, {
     provider: step.provider,
     method: "POST",
@@ -173,22 +172,14 @@ function buildTarget(
     streaming: asksForStream(endpoint, step.query),
     timeoutMs:
       step.config?.requestTimeout ?? directives.requestTimeoutMs ?? services.defaultTimeoutMs,
-    retry: resolveRetryPolicy(
+    retry: stepRetryPolicy(
       {
         maxAttempts: step.config?.maxAttempts,
         delayMs: step.config?.retryDelay,
         backoff: step.config?.backoff,
       },
-      {
-        maxAttempts: directives.maxAttempts,
-        delayMs: directives.retryDelayMs,
-        backoff: directives.backoff,
-      },
-      {
-        maxAttempts: settings.retry_max_attempts,
-        delayMs: settings.retry_delay,
-        backoff: settings.retry_backoff,
-      },
+      directives,
+      gateway.settings,
     ),
     ...(cache ? { cache } : {}),
   };
