@@ -14,8 +14,8 @@ import {
 } from "../client/index.ts";
 import type { JsonLinesRecorder } from "../client/node/index.ts";
 import { capTimeouts, type LocalSystem } from "../demo/index.ts";
+import { type CampaignFaultPlan, planFaults } from "./campaign-fault-plan.ts";
 import type { CampaignTarget } from "./chaos-config.ts";
-import { type CampaignFaultPlan, planFaults } from "./fault-plan.ts";
 import type { LeakScanner } from "./leak-scanner.ts";
 import { type CampaignSettings, rateOfStep } from "./options.ts";
 import type { TrafficRecord } from "./result.ts";

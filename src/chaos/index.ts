@@ -13,8 +13,6 @@
  */
 export { AttemptTally, type InjectedRates, type ProviderTally } from "./attempt-tally.ts";
 export { type CampaignOptions, rotationSchedule, runCampaign } from "./campaign.ts";
-export { type CampaignTarget, chaosTarget } from "./chaos-config.ts";
-export { effectOf, type FaultEffect, faultEffects } from "./fault-effects.ts";
 export {
   type CampaignFaultPlan,
   type FaultPlanInput,
@@ -24,7 +22,9 @@ export {
   plannedEffects,
   streamOnlyKinds,
   unplannedKinds,
-} from "./fault-plan.ts";
+} from "./campaign-fault-plan.ts";
+export { type CampaignTarget, chaosTarget } from "./chaos-config.ts";
+export { effectOf, type FaultEffect, faultEffects } from "./fault-effects.ts";
 export * from "./invariants.ts";
 export { type LeakHit, LeakScanner, type Secret } from "./leak-scanner.ts";
 export { type MemorySample, type MemoryTrend, memoryTrends, sampleMemory } from "./memory.ts";

@@ -8,9 +8,9 @@ import { starvationNote } from "../demo/index.ts";
 import type { FaultKind } from "../emulator/mocks/index.ts";
 import { faultKinds } from "../emulator/mocks/index.ts";
 import type { AttemptTally } from "./attempt-tally.ts";
+import type { CampaignFaultPlan } from "./campaign-fault-plan.ts";
 import type { CampaignTarget } from "./chaos-config.ts";
 import type { DrainTotals } from "./collectors.ts";
-import type { CampaignFaultPlan } from "./fault-plan.ts";
 import {
   type Check,
   checkAvailability,

@@ -7,7 +7,7 @@
 import type { CallEvent } from "../client/index.ts";
 import type { StepConfig } from "../config/index.ts";
 import type { AttemptTally, InjectedRates } from "./attempt-tally.ts";
-import { type ProviderPlan, plannedEffects } from "./fault-plan.ts";
+import { type ProviderPlan, plannedEffects } from "./campaign-fault-plan.ts";
 import { chainAvailability, expectedAvailability, theoreticalAvailability } from "./theory.ts";
 
 /** The part of an event the campaign keeps. */

@@ -16,8 +16,8 @@ import { stepRetryPolicy } from "../step/retry.ts";
 import type { ResponseUsage, StepTarget } from "../step/step-target.ts";
 import type { UpstreamResponse } from "../transport/attempt.ts";
 import { forwardedHeaders } from "../transport/upstreams.ts";
-import { type CompatRequest, toOpenAiCompletion, toOpenAiError } from "./compat-convert.ts";
-import { createOpenAiStreamConverter } from "./compat-stream.ts";
+import { type CompatRequest, toOpenAiCompletion, toOpenAiError } from "./openai-shape.ts";
+import { createOpenAiStreamConverter } from "./openai-stream.ts";
 
 /** Where a compat target's settings and key come from. */
 export interface CompatTargetOptions {

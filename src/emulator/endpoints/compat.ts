@@ -8,17 +8,17 @@
  * `apiKey` (`Authorization: Bearer <token>`).
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { buildCompatTarget } from "../compat/compat-target.ts";
 import {
   type CompatRequest,
   parseCompatRequest,
   splitCompatModel,
-} from "../compat/compat-convert.ts";
-import { buildCompatTarget } from "../compat/compat-target.ts";
+} from "../compat/openai-shape.ts";
 import type { ServingStep } from "../delivery/log-writer.ts";
 import { serveOutcome } from "../delivery/serve-outcome.ts";
-import { rawHeaderPairs, serveDynamicRoute } from "../dynamic-routes/dynamic.ts";
+import { serveDynamicRoute } from "../dynamic-routes/run-route.ts";
 import { GatewayRequestError } from "../errors.ts";
-import { parseJson, readRequestBody } from "../http/io.ts";
+import { parseJson, rawHeaderPairs, readRequestBody } from "../http/io.ts";
 import { openGatewayCall } from "../request/gateway-call.ts";
 import type { EmulatorServices } from "../services.ts";
 import { runStep } from "../step/step-runner.ts";

@@ -9,8 +9,7 @@
 import type { IncomingMessage, ServerResponse } from "node:http";
 import type { ServingStep } from "../delivery/log-writer.ts";
 import { serveOutcome } from "../delivery/serve-outcome.ts";
-import { rawHeaderPairs } from "../dynamic-routes/dynamic.ts";
-import { headerValue, parseJson, readRequestBody } from "../http/io.ts";
+import { headerValue, parseJson, rawHeaderPairs, readRequestBody } from "../http/io.ts";
 import { openGatewayCall } from "../request/gateway-call.ts";
 import { asksForStream, modelOf } from "../request/model-name.ts";
 import type { EmulatorServices } from "../services.ts";

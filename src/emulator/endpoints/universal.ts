@@ -10,12 +10,12 @@
  * `"dynamic/<route>"`) answered in OpenAI's shape, as `ai-gateway-provider`'s `unified()` sends.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import { buildCompatTarget } from "../compat/compat-target.ts";
 import {
   type CompatRequest,
   parseCompatRequest,
   splitCompatModel,
-} from "../compat/compat-convert.ts";
-import { buildCompatTarget } from "../compat/compat-target.ts";
+} from "../compat/openai-shape.ts";
 import { recordFailure } from "../delivery/deliver-failure.ts";
 import type { ServingStep } from "../delivery/log-writer.ts";
 import { serveAnswer, serveFailure } from "../delivery/serve-outcome.ts";
@@ -23,7 +23,7 @@ import {
   deliverRouteFailure,
   type RunRouteOptions,
   runDynamicRoute,
-} from "../dynamic-routes/dynamic.ts";
+} from "../dynamic-routes/run-route.ts";
 import { GatewayRequestError } from "../errors.ts";
 import { headerValue, parseJson, readRequestBody } from "../http/io.ts";
 import { type Directives, withStepDirectives } from "../request/directives.ts";

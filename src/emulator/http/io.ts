@@ -156,3 +156,12 @@ export function headerValue(request: IncomingMessage, name: string): string | un
   const value = request.headers[name];
   return Array.isArray(value) ? value[0] : value;
 }
+
+/** `rawHeaders` as name/value pairs. */
+export function rawHeaderPairs(rawHeaders: readonly string[]): [string, string][] {
+  const pairs: [string, string][] = [];
+  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
+    pairs.push([rawHeaders[index]!, rawHeaders[index + 1]!]);
+  }
+  return pairs;
+}

@@ -23,7 +23,12 @@ export {
   type FaultScheduleIssue,
 } from "./errors.ts";
 export { faultFlagSyntax, faultScheduleFromFlags, parseFaultFlag } from "./fault-flag.ts";
-export { defaultFaultSeed, FaultPlan, type FaultTarget, streamOnlyKinds } from "./fault-plan.ts";
+export {
+  defaultFaultSeed,
+  FaultPicker,
+  type FaultTarget,
+  streamOnlyKinds,
+} from "./fault-picker.ts";
 export { createSeededRandom } from "./random.ts";
 export {
   faultKinds,

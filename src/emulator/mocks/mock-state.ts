@@ -1,11 +1,11 @@
 /**
  * @module
  * The state shared by every mock server of one `startMockProviders` call: accepted and revoked
- * keys, the fault plan, the attempt log, response ids and the clock. Keys are only compared,
+ * keys, the fault picker, the attempt log, response ids and the clock. Keys are only compared,
  * never logged or recorded.
  */
 
-import { FaultPlan, type FaultTarget } from "./fault-plan.ts";
+import { FaultPicker, type FaultTarget } from "./fault-picker.ts";
 import { parseFaultSchedule } from "./schedule.ts";
 import type { FaultRule, FaultSchedule, MockAttempt } from "./types.ts";
 
@@ -20,7 +20,7 @@ export interface MockStateOptions {
 
 export class MockState {
   readonly now: () => number;
-  #plan: FaultPlan;
+  #picker: FaultPicker;
   readonly #accepted = new Map<string, ReadonlySet<string>>();
   readonly #revoked = new Map<string, Set<string>>();
   #attempts: AttemptRecord[] = [];
@@ -28,7 +28,7 @@ export class MockState {
 
   constructor(options: MockStateOptions) {
     this.now = options.now;
-    this.#plan = new FaultPlan(
+    this.#picker = new FaultPicker(
       parseFaultSchedule(options.faults ?? { rules: [] }, { source: "options.faults" }),
     );
     for (const [provider, keys] of Object.entries(options.keys ?? {})) {
@@ -37,7 +37,7 @@ export class MockState {
   }
 
   get schedule(): FaultSchedule {
-    return this.#plan.schedule;
+    return this.#picker.schedule;
   }
 
   /**
@@ -45,11 +45,11 @@ export class MockState {
    * @throws FaultScheduleError when the schedule is invalid (the old one stays).
    */
   setFaults(schedule: unknown, source: string): void {
-    this.#plan = new FaultPlan(parseFaultSchedule(schedule, { source }));
+    this.#picker = new FaultPicker(parseFaultSchedule(schedule, { source }));
   }
 
   pickFault(target: FaultTarget): FaultRule | undefined {
-    return this.#plan.pick(target);
+    return this.#picker.pick(target);
   }
 
   /** Replaces the accepted keys; listing a revoked key accepts it again. */

@@ -7,7 +7,8 @@
  * Precedence (Cloudflare documents none; the emulator's choice, listed in docs/emulator.md):
  * an alias the request names explicitly wins and must exist (else 400, code 2040); otherwise a key
  * the caller sent in the provider's own auth header is used as sent; otherwise the stored
- * `default` key is injected. Dynamic routes use stored keys only (see `dynamic-routes/dynamic.ts`).
+ * `default` key is injected. Dynamic routes use stored keys only (see
+ * `dynamic-routes/run-route.ts`).
  */
 import { getProvider } from "../../providers/index.ts";
 import { GatewayRequestError, gatewayError, gatewayErrorCodes } from "../errors.ts";

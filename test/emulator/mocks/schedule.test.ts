@@ -1,7 +1,7 @@
 import path from "node:path";
 import { describe, expect, it } from "vitest";
 import {
-  FaultPlan,
+  FaultPicker,
   type FaultTarget,
   loadFaultSchedule,
   parseFaultSchedule,
@@ -20,39 +20,39 @@ const target = (overrides: Partial<FaultTarget> = {}): FaultTarget => ({
 });
 
 /** The fault kinds (or null) a plan picks for `count` identical attempts. */
-function run(plan: FaultPlan, count: number, overrides: Partial<FaultTarget> = {}) {
+function run(plan: FaultPicker, count: number, overrides: Partial<FaultTarget> = {}) {
   return Array.from({ length: count }, () => plan.pick(target(overrides))?.kind ?? null);
 }
 
-describe("FaultPlan", () => {
+describe("FaultPicker", () => {
   it("count limits a rule to that many faulted attempts", () => {
-    const plan = new FaultPlan({ rules: [{ kind: "unavailable", count: 2 }] });
+    const plan = new FaultPicker({ rules: [{ kind: "unavailable", count: 2 }] });
     expect(run(plan, 4)).toEqual(["unavailable", "unavailable", null, null]);
   });
 
   it("rate faults a seeded share of attempts: the same seed gives the same sequence", () => {
     const schedule = { seed: 1234, rules: [{ kind: "unavailable" as const, rate: 0.3 }] };
-    const first = run(new FaultPlan(schedule), 200);
-    const second = run(new FaultPlan(schedule), 200);
+    const first = run(new FaultPicker(schedule), 200);
+    const second = run(new FaultPicker(schedule), 200);
     expect(second).toEqual(first);
     const faulted = first.filter((kind) => kind !== null).length;
     expect(faulted).toBeGreaterThan(40);
     expect(faulted).toBeLessThan(80);
-    const otherSeed = run(new FaultPlan({ ...schedule, seed: 99 }), 200);
+    const otherSeed = run(new FaultPicker({ ...schedule, seed: 99 }), 200);
     expect(otherSeed).not.toEqual(first);
   });
 
   it("rate 0 never faults and rate 1 always does", () => {
-    expect(run(new FaultPlan({ rules: [{ kind: "unavailable", rate: 0 }] }), 20)).not.toContain(
+    expect(run(new FaultPicker({ rules: [{ kind: "unavailable", rate: 0 }] }), 20)).not.toContain(
       "unavailable",
     );
-    expect(run(new FaultPlan({ rules: [{ kind: "unavailable", rate: 1 }] }), 20)).not.toContain(
+    expect(run(new FaultPicker({ rules: [{ kind: "unavailable", rate: 1 }] }), 20)).not.toContain(
       null,
     );
   });
 
   it("a rule whose roll fails lets the next rule apply", () => {
-    const plan = new FaultPlan({
+    const plan = new FaultPicker({
       seed: 5,
       rules: [{ kind: "rate-limit", rate: 0.5 }, { kind: "unavailable" }],
     });
@@ -62,14 +62,14 @@ describe("FaultPlan", () => {
 
   it("count and rate combine: the count is of faulted attempts", () => {
     const kinds = run(
-      new FaultPlan({ seed: 3, rules: [{ kind: "unavailable", rate: 0.5, count: 5 }] }),
+      new FaultPicker({ seed: 3, rules: [{ kind: "unavailable", rate: 0.5, count: 5 }] }),
       100,
     );
     expect(kinds.filter((kind) => kind !== null)).toHaveLength(5);
   });
 
   it("windows: from is inclusive, until exclusive", () => {
-    const plan = new FaultPlan({ rules: [{ kind: "unavailable", fromMs: 100, untilMs: 200 }] });
+    const plan = new FaultPicker({ rules: [{ kind: "unavailable", fromMs: 100, untilMs: 200 }] });
     expect([99, 100, 199, 200].map((at) => plan.pick(target({ at }))?.kind ?? null)).toEqual([
       null,
       "unavailable",
@@ -79,7 +79,7 @@ describe("FaultPlan", () => {
   });
 
   it("matches provider and model", () => {
-    const plan = new FaultPlan({
+    const plan = new FaultPicker({
       rules: [{ kind: "overloaded", provider: "anthropic", model: "claude-opus-4-1" }],
     });
     expect(plan.pick(target())).toBeUndefined();

@@ -6,7 +6,7 @@
  */
 import { formatSseEvent, type StreamDelta } from "../../providers/index.ts";
 import type { StreamConverter } from "../step/step-target.ts";
-import { openAiFinishReason } from "./compat-convert.ts";
+import { openAiFinishReason } from "./openai-shape.ts";
 
 export function createOpenAiStreamConverter(
   model: string,

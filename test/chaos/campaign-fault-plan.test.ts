@@ -6,7 +6,7 @@ import {
   unplannedKinds,
 } from "../../src/chaos/index.ts";
 import {
-  FaultPlan,
+  FaultPicker,
   type FaultRule,
   faultKinds,
   parseFaultSchedule,
@@ -83,7 +83,7 @@ describe("planFaults", () => {
 
   it("injects the planned rate through the mock providers' own fault picker", () => {
     const plan = planFaults(input);
-    const picker = new FaultPlan(plan.schedule);
+    const picker = new FaultPicker(plan.schedule);
     const counts = { stream: 0, plain: 0, missingDoneOnPlain: 0 };
     const attempts = 20_000;
     for (let index = 0; index < attempts; index++) {

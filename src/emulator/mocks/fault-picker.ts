@@ -21,7 +21,7 @@ export const streamOnlyKinds: ReadonlySet<FaultKind> = new Set<FaultKind>([
   "stream-unfinished",
 ]);
 
-/** What the plan needs to know about an attempt. */
+/** What the picker needs to know about an attempt. */
 export interface FaultTarget {
   readonly provider: string;
   readonly model: string | null;
@@ -48,7 +48,7 @@ function matches(rule: FaultRule, target: FaultTarget): boolean {
 }
 
 /** A schedule with its state: per-rule use counts and the seeded random sequence. */
-export class FaultPlan {
+export class FaultPicker {
   readonly schedule: FaultSchedule;
   readonly #used: number[];
   readonly #random: () => number;

@@ -3,8 +3,8 @@
  * Runs a dynamic route (`model: "dynamic/{route}"` on the compat endpoint, or in a universal step
  * with `provider: "compat"`): walks the deployed version's element graph from `start`.
  * - `conditional`: follows `true`/`false` by its condition (see `conditions.ts`).
- * - `percentage`, `rate` / `rate_limit`: see `dynamic-nodes.ts`; a rate element over its limit
- *   follows `fallback`, or refuses with 429.
+ * - `percentage`, `rate` / `rate_limit`: see `percentage-and-rate.ts`; a rate element over its
+ *   limit follows `fallback`, or refuses with 429.
  * - `model`: calls the provider with the node's `timeout` (ms) and `retries` and the key stored
  *   for it in the gateway (BYOK); an answer is returned at once (`success`), a failure follows
  *   `fallback`. A provider without a stored key fails the node without a call (400, code 2040).
@@ -15,12 +15,13 @@
  * is sent when no key is stored.
  */
 import type { RouteElement } from "../../routes/index.ts";
-import type { CompatRequest } from "../compat/compat-convert.ts";
 import { buildCompatTarget } from "../compat/compat-target.ts";
+import type { CompatRequest } from "../compat/openai-shape.ts";
 import { recordFailure } from "../delivery/deliver-failure.ts";
 import type { ServingStep } from "../delivery/log-writer.ts";
 import { serveAnswer, serveFailure } from "../delivery/serve-outcome.ts";
 import { GatewayRequestError, gatewayErrorCodes } from "../errors.ts";
+import { rawHeaderPairs } from "../http/io.ts";
 import type { Directives } from "../request/directives.ts";
 import type { GatewayCall } from "../request/gateway-call.ts";
 import { activeVersion } from "../state/route-store.ts";
@@ -28,7 +29,7 @@ import { missingKeyError, storedKey } from "../step/credentials.ts";
 import { discardFailure, runStep } from "../step/step-runner.ts";
 import type { StepFailure, StepTarget } from "../step/step-target.ts";
 import { evaluateCondition } from "./conditions.ts";
-import { type CostNode, invalidElement, passRate, pickPercentage } from "./dynamic-nodes.ts";
+import { type CostNode, invalidElement, passRate, pickPercentage } from "./percentage-and-rate.ts";
 
 /** Most elements visited for one request (a guard; graphs are checked to be acyclic). */
 const maxVisits = 256;
@@ -235,13 +236,4 @@ function chargeCost(call: GatewayCall, nodes: readonly CostNode[], cost: number 
 function settle(call: GatewayCall, pending: RouteFailure): void {
   recordFailure(call, pending.serving, pending.failure, pending.attempts);
   discardFailure(pending.failure);
-}
-
-/** `rawHeaders` as name/value pairs. */
-export function rawHeaderPairs(rawHeaders: readonly string[]): [string, string][] {
-  const pairs: [string, string][] = [];
-  for (let index = 0; index + 1 < rawHeaders.length; index += 2) {
-    pairs.push([rawHeaders[index]!, rawHeaders[index + 1]!]);
-  }
-  return pairs;
 }
