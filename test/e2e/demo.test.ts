@@ -43,6 +43,28 @@ async function readEvents(): Promise<CallEvent[]> {
  */
 const timingDependent = /^(circuit |anthropic revoked|operator rotated|chains )|· chains /;
 
+/**
+ * The Routes table has one column per step that served a call, so a step that happened to serve
+ * nothing in this run (step 2 needs both anthropic and openai to fail one call) has no column.
+ * Its header and rows are matched up to the fallback column here, and their step columns are
+ * checked against the events below.
+ */
+const routesHeader = /^gateway\s+route\s+calls\s+success\s+availability\s+fallback\b/;
+const routesRow = /^chat-prod\s+\S+\s+\d/;
+
+/** A README line as far as every run prints it. */
+function runIndependentPart(line: string): string {
+  const trimmed = line.trim();
+  if (routesHeader.test(trimmed)) return trimmed.slice(0, trimmed.indexOf("step "));
+  if (routesRow.test(trimmed)) return trimmed.split(/\s+/).slice(0, 6).join("  ");
+  return trimmed;
+}
+
+/** Percent cells (`48.00%`) as numbers. */
+function percentages(cells: readonly string[]): number[] {
+  return cells.map((cell) => Number(cell.replace(/%$/, "")));
+}
+
 describe("npm start (stepwise demo), as the README shows it", () => {
   it("exits 0 and prints what the README shows, up to the figures", () => {
     expect(run.code, run.output).toBe(0);
@@ -52,7 +74,7 @@ describe("npm start (stepwise demo), as the README shows it", () => {
     let from = 0;
     for (const line of block) {
       if (timingDependent.test(line.trim())) continue;
-      const pattern = linePattern(line);
+      const pattern = linePattern(runIndependentPart(line));
       const lines = run.output.split("\n");
       const found = lines.findIndex((candidate, index) => index >= from && pattern.test(candidate));
       expect(
@@ -69,6 +91,49 @@ describe("npm start (stepwise demo), as the README shows it", () => {
     expect(run.output).toMatch(
       /operator rotated anthropic to version \d{13}-[0-9a-f]+ \(sha256:[0-9a-f]{12}\) through the Worker/,
     );
+  });
+
+  it("prints one Routes column per step that served, each route's shares summing to 100 %", async () => {
+    const events = await readEvents();
+    const lines = run.stdout.split("\n");
+    const header = lines.findIndex((line) => routesHeader.test(line.trim()));
+    expect(header, run.stdout).not.toBe(-1);
+    const columns = [...lines[header]!.matchAll(/step (\d+)/g)].map((match) => Number(match[1]));
+    // Every call succeeds (held below), so every event has a step and there is no "no step".
+    const served = [...new Set(events.map((event) => event.step ?? -1))].sort((a, b) => a - b);
+    expect(columns).toEqual(served);
+    // The table's rows follow its header; later tables start their rows with the gateway too.
+    const after = lines.slice(header + 1);
+    const end = after.findIndex((line) => !routesRow.test(line.trim()));
+    const rows = end === -1 ? after : after.slice(0, end);
+    expect(rows.map((row) => row.trim().split(/\s+/)[1]).sort()).toEqual(["assistant", "default"]);
+    for (const row of rows) {
+      const cells = row.trim().split(/\s+/);
+      const route = cells[1]!;
+      const calls = events.filter((event) => event.route === route);
+      expect(Number(cells[2]), route).toBe(calls.length);
+      const shares = percentages(cells.slice(6));
+      expect(shares, row).toHaveLength(columns.length);
+      // Each share is shown to 0.01 %, so the sum may be off by half of that per column.
+      const sum = shares.reduce((total, share) => total + share, 0);
+      expect(Math.abs(sum - 100), row).toBeLessThanOrEqual(0.005 * shares.length + 1e-9);
+      for (const [index, step] of columns.entries()) {
+        const share = (100 * calls.filter((event) => event.step === step).length) / calls.length;
+        expect(Math.abs(shares[index]! - share), `${route} step ${step}`).toBeLessThanOrEqual(0.01);
+      }
+    }
+    expect(rows.reduce((total, row) => total + Number(row.trim().split(/\s+/)[2]), 0)).toBe(300);
+  });
+
+  it("ends the run with step shares that sum to 100 % and no failed call", () => {
+    const done = run.output.split("\n").find((line) => line.includes("recovery done ·"));
+    expect(done, run.output).toBeDefined();
+    const shares = [...done!.matchAll(/step \d+\s+(\d+)%/g)].map((match) => Number(match[1]));
+    expect(shares.length).toBeGreaterThanOrEqual(2);
+    // Whole percents: each may be off by half a percent.
+    const sum = shares.reduce((total, share) => total + share, 0);
+    expect(Math.abs(sum - 100)).toBeLessThanOrEqual(0.5 * shares.length);
+    expect(done).toMatch(/· 300\/300 calls · .*· failed 0 ·/);
   });
 
   it("records every call exactly once", async () => {
