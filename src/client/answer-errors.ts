@@ -3,8 +3,8 @@
  * The errors about answers: a non-2xx answer ({@link ApiCallError}, {@link AuthenticationError},
  * {@link RateLimitedError}), none at all ({@link NetworkError}, {@link TimeoutError}), one the
  * client cannot read ({@link InvalidResponseError}, {@link IncompleteStreamError}). The errors
- * of a whole route (no step left, every answer refused) are in `route-errors.ts`. Only a failing
- * call needs them, so they load with `failover.ts` or the stream reader.
+ * of a whole route (no step left, every answer refused) are in `route-errors.ts`. `failover.ts`
+ * and the stream reader make them.
  */
 
 import { GatewayError, type StepReference } from "./call-errors.ts";

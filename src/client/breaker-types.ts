@@ -1,22 +1,14 @@
 /**
  * @module
- * The circuit breaker's types: its options, states, transitions and health, and what
- * `createCircuitBreaker` (`breaker.ts`, the `stepwise-gateway/client/breaker` entry, which exports them)
- * returns. Apart, so that the client and its recorders can name a transition without the breaker.
+ * The circuit breaker's own types: its options, its health, and what `createCircuitBreaker`
+ * (`breaker.ts`, the `stepwise-gateway/client/breaker` entry, which exports them) returns. Its states and
+ * transitions are the client's shared types (`types.ts`): a recorder names a transition without
+ * the breaker.
  */
 
-import type { StepBreaker } from "./guards.ts";
+import type { BreakerState, BreakerTransition, StepBreaker } from "./types.ts";
 
-/** A circuit's state. */
-export type BreakerState = "closed" | "open" | "half-open";
-
-/** Why a circuit changed state. */
-export type BreakerReason =
-  | "consecutive_failures"
-  | "failure_rate"
-  | "cooldown_elapsed"
-  | "probe_succeeded"
-  | "probe_failed";
+export type { BreakerReason, BreakerState, BreakerTransition } from "./types.ts";
 
 /** Circuit breaker settings; every field has a default. */
 export interface BreakerOptions {
@@ -42,22 +34,6 @@ export interface BreakerOptions {
   readonly whenOpen?: "move-to-end" | "drop";
   /** Clock in epoch ms. Default: `Date.now`, looked up at call time. */
   readonly now?: () => number;
-}
-
-/** One change of a circuit's state, as given to subscribers (and `recorder.breaker`). */
-export interface BreakerTransition {
-  /** ISO-8601 time of the change. */
-  readonly time: string;
-  readonly provider: string;
-  readonly model: string;
-  readonly from: BreakerState;
-  readonly to: BreakerState;
-  readonly reason: BreakerReason;
-  readonly consecutiveFailures: number;
-  /** Failure rate over the window when the change happened; null with too few outcomes. */
-  readonly failureRate: number | null;
-  /** The cooldown of the circuit after the change, in ms. */
-  readonly cooldownMs: number;
 }
 
 /** One circuit, as `breaker.health()` reports it. */

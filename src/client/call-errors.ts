@@ -2,8 +2,8 @@
  * @module
  * The base of the client's error tree, {@link GatewayError}, and the errors any call may end with
  * before or around its attempts: bad options (with the helpers that collect them), the deadline,
- * an abort. The errors about answers are in `answer-errors.ts`, an unknown route's in
- * `unknown-route-error.ts`; `errors.ts` exports them all.
+ * an abort. The errors about answers are in `answer-errors.ts`, those about a route (an
+ * unknown one, every step failed) in `route-errors.ts`; `errors.ts` exports them all.
  */
 
 import { StepwiseError } from "../errors/index.ts";

@@ -1,19 +1,18 @@
 /**
  * @module
  * A call's routing policy (docs/routing-policy.md) and metadata, for a call on a route with a
- * policy or from a client with a scorer; loaded with the first such call (`call.ts`), so a client
- * without either does not carry it. The decision itself is `routes/policy-call.ts`: the metadata
- * the call sends (its scorer's entries, then the call's own, which win on the same key) and, for a
- * universal call, the chain it takes. The call then works with that chain as its route (a step's
- * index counts within the chain); a dynamic call lets the gateway pick, so every chain's steps are
- * candidates for the step that served. After the answer, a cost budget the call passed within is
- * charged with the answer's cost.
+ * policy or from a client with a scorer (`call.ts` comes here only for those). The decision
+ * itself is `routes/policy-call.ts`: the metadata the call sends (its scorer's entries, then the
+ * call's own, which win on the same key) and, for a universal call, the chain it takes. The call
+ * then works with that chain as its route (a step's index counts within the chain); a dynamic
+ * call lets the gateway pick, so every chain's steps are candidates for the step that served.
+ * After the answer, a cost budget the call passed within is charged with the answer's cost.
  */
 
 import { BudgetLedger } from "../routes/budget-ledger.ts";
 import { type PolicyDecision, routeChains } from "../routes/policy.ts";
 import { chargeBudget, planPolicyCall } from "../routes/policy-call.ts";
-import type { ClientState, PreparedRoute, RouteEntry } from "./client.ts";
+import type { ClientState, PreparedRoute, RouteEntry } from "./call-state.ts";
 import type { ChatOptions } from "./types.ts";
 
 /** The part of a call its policy settles: the metadata it sends, the decision, and its route. */

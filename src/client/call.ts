@@ -2,46 +2,51 @@
  * @module
  * One call of `client.chat` or `client.stream`, from its options to its one recorded event.
  *
- * Each attempt sends the remaining steps (ordered by the breaker, when there is one) to the
- * universal endpoint, or the route's name to the compat endpoint (dynamic routes), and reads
- * which step served from `cf-aig-step` / `cf-aig-provider` / `cf-aig-model`. An answer that reads
- * whole (and that the validator accepts) ends the call. Anything else is a {@link Failure}, and
- * `failover.ts` (loaded with the first failure) says what comes next: the steps after the failing
- * one, the route again after a backoff, or the end of the call. A stream (read by a
- * {@link Streamer}) that breaks, stalls or sends an error after text reached the caller is a
- * failure of its step like any other; the next answer starts with a `restart` delta, or continues
- * the text shown (`onStreamBreak: "continue"`); with `fail` the call ends.
+ * The call checks its options (`settings.ts`, for a call that sets gateway settings or is wrong),
+ * lets its route's policy pick the chain (`call-policy.ts`), then tries the route: each attempt
+ * (`attempt.ts`) sends the remaining steps (ordered by the client's breaker, health and limits)
+ * and returns the answer, or a failure that `failover.ts` judges: the steps after the failing
+ * one, the route again after a backoff, or the end of the call with its error. An answer the
+ * caller's validator refuses is a failure of its step like any other. Every part returns to this
+ * one; none calls back.
  *
- * Attempts are bounded by `maxAttempts`, waits and reads by the deadline; the caller's signal stops
- * everything. The deadline is one timer per call that settles the call at once, abandoning what it
- * waited for: no `AbortSignal` goes to `fetch` unless the caller passed one, since undici's
- * handling of a signal costs more than the rest of a call. A request abandoned at the deadline
- * has its body cancelled once its headers arrive.
+ * Attempts are bounded by `maxAttempts`, waits and reads by the deadline; the caller's signal
+ * stops everything. The deadline is one timer per call that ends the call at once, abandoning
+ * what it waited for: no `AbortSignal` goes to `fetch` unless the caller passed one, since
+ * undici's handling of a signal costs more than the rest of a call. The work in flight stops at
+ * its next step (`CallState.halted`); a request abandoned at the deadline has its body cancelled
+ * once its headers arrive.
  */
 
-import { loadProvider } from "../providers/catalog.ts";
-import type { ChatRequest, ProviderAdapter } from "../providers/types.ts";
-import type { PolicyDecision } from "../routes/policy.ts";
-import { universalStep } from "../routes/universal.ts";
-import { readAnswer } from "./answer.ts";
-import type { Call, CallContext, Failure, Streamer, Trial } from "./call-context.ts";
+import type { ChatRequest } from "../providers/types.ts";
+import { sendAttempt } from "./attempt.ts";
 import { AbortedError, DeadlineExceededError, type GatewayError } from "./call-errors.ts";
-import type { ClientState, PreparedRoute, RouteEntry } from "./client.ts";
-import type { SteeredStep } from "./guards.ts";
-import { failoverModule, policyModule, recordModule, settingsModule } from "./lazy-modules.ts";
-import { callSafely } from "./recorder.ts";
-import type { OutputRejection } from "./route-errors.ts";
-import type { ChatOptions, ChatResponse, GatewayClientOptions } from "./types.ts";
+import { chargeCall, planCall } from "./call-policy.ts";
+import type {
+  CallState,
+  ClientState,
+  Failure,
+  PreparedRoute,
+  RouteEntry,
+  Streamer,
+  Trial,
+} from "./call-state.ts";
+import type { CallEvent, SteeredStepRecord } from "./event.ts";
+import { recover } from "./failover.ts";
+import { checkCall, settingHeaders } from "./settings.ts";
+import type {
+  ChatOptions,
+  ChatResponse,
+  GatewayClientOptions,
+  StreamBreakPolicy,
+} from "./types.ts";
 
 /** Defaults of a call's deadline and attempts (`failover.ts` and the stream reader have theirs). */
 export const clientDefaults = { deadlineMs: 120_000, maxAttempts: 3 } as const;
 
-const noop = () => undefined;
-
 /**
  * Call options a call uses as they are; any other option it sets (gateway settings such as
- * `cacheTtl`, overrides such as `maxAttempts`) is checked by `settings.ts`, loaded when a call
- * first sets one.
+ * `cacheTtl`, overrides such as `maxAttempts`) is checked by `settings.ts`.
  */
 const plainOptions = new Set([
   "route",
@@ -62,12 +67,8 @@ function setsCheckedOption(options: ChatOptions): boolean {
   return false;
 }
 
-/** Loads a provider's adapter (the client started loading it when it was created). */
-async function loadAdapter(call: GatewayCall, slug: string): Promise<ProviderAdapter> {
-  const adapter = await loadProvider(slug);
-  call.adapters.set(slug, adapter);
-  return adapter;
-}
+/** `Date.now`, looked up at each reading (fake timers replace it). */
+const systemNow = () => Date.now();
 
 /** Ends the call at its deadline (a module function, so arming it allocates no closure). */
 function expire(call: GatewayCall): void {
@@ -76,60 +77,58 @@ function expire(call: GatewayCall): void {
 
 /**
  * One call, as an object whose methods live on its prototype: a call allocates the object and
- * what it sends and reads, not a closure per step of its work. `run()` settles at once when the
- * call is halted (deadline, abort): what it was waiting for is abandoned, and the work in flight
- * stops at its next step.
+ * what it sends and reads, not a closure per step of its work. `run()` it once; `halt()` stops it
+ * at once (the stream's `cancel`).
  */
-export class GatewayCall implements CallContext, Call {
+export class GatewayCall implements CallState {
   declare readonly client: GatewayClientOptions;
   declare route: PreparedRoute;
-  declare metadata?: ChatOptions["metadata"];
-  declare decision?: PolicyDecision | undefined;
-  declare readonly adapters: Map<string, ProviderAdapter>;
-  declare attemptTimeout?: AbortController;
-  declare readonly policy: string;
+  declare readonly adapters: CallState["adapters"];
+  declare readonly policy: StreamBreakPolicy;
   declare readonly maxAttempts: number;
   declare readonly deadlineMs: number;
-  readonly trials: Trial[] = [];
-  readonly rejections: OutputRejection[] = [];
-  declare excluded?: Set<number>;
-  declare retryAfter?: Map<number, number>;
-  attempts = 0;
-  waits = 0;
   declare readonly id: string;
   declare readonly startedAt: number;
   declare readonly mode: string;
-  /** Circuit probes this call holds (only with a breaker). */
-  declare private readonly probes: Map<string, number> | undefined;
-  declare private request: ChatRequest;
-  declare private headers: Record<string, string>;
+  declare readonly now: () => number;
+  declare readonly probes: Map<string, number> | undefined;
+  declare readonly streamer: Streamer | undefined;
+  declare request: ChatRequest;
+  declare headers: Record<string, string>;
+  attempts = 0;
+  waits = 0;
+  readonly trials: Trial[] = [];
+  readonly rejections: CallState["rejections"] = [];
+  declare excluded?: Set<number>;
+  declare retryAfter?: Map<number, number>;
   status = 0;
   cacheStatus: "HIT" | "MISS" | null = null;
   logId: string | null = null;
   declare lastEntry: RouteEntry | undefined;
-  declare steered?: SteeredStep[];
-  declare hedges?: unknown[];
-  declare private halted: GatewayError | undefined;
-  declare private deadline: ReturnType<typeof setTimeout> | undefined;
-  /** The timer of the wait or attempt timeout in progress, cleared when the call ends. */
+  declare metadata?: ChatOptions["metadata"];
+  declare decision?: CallState["decision"];
+  declare steered?: CallState["steered"];
+  declare hedges?: CallState["hedges"];
   declare timer: ReturnType<typeof setTimeout> | undefined;
-  /** Settles `run()`'s promise: with the answer, or else with the error. */
-  declare private settle: ((answer: ChatResponse | undefined, error: unknown) => void) | undefined;
-  private ended = false;
-  private onAbort: (() => void) | undefined;
-
-  declare readonly streamer: Streamer | undefined;
+  declare attemptTimeout?: AbortController;
+  declare halted: GatewayError | undefined;
+  ended = false;
+  declare private deadline: ReturnType<typeof setTimeout> | undefined;
+  /** Rejects `run()`'s race with the error that halted the call. */
+  declare private stop: ((error: GatewayError) => void) | undefined;
+  declare private onAbort: (() => void) | undefined;
 
   constructor(
-    private readonly state: ClientState,
+    readonly state: ClientState,
     readonly options: ChatOptions,
     streamer?: Streamer,
   ) {
     const client = state.options;
-    this.streamer = streamer;
     this.client = client;
+    this.streamer = streamer;
     this.adapters = state.adapters;
     this.route = state.routes.get(options.route)!;
+    this.now = client.now ?? systemNow;
     this.id = options.eventId ?? client.generateId?.() ?? crypto.randomUUID();
     this.startedAt = this.now();
     this.mode = options.mode ?? client.mode ?? "universal";
@@ -141,117 +140,83 @@ export class GatewayCall implements CallContext, Call {
     this.policy =
       options.onStreamBreak ?? this.route?.onStreamBreak ?? client.onStreamBreak ?? "restart";
     this.maxAttempts = options.maxAttempts ?? client.maxAttempts ?? clientDefaults.maxAttempts;
-    if (client.breaker) this.probes = new Map();
-  }
-
-  now(): number {
-    return this.client.now?.() ?? Date.now();
+    this.probes = client.breaker ? new Map() : undefined;
   }
 
   /**
-   * Notes a step's failure for the event, and tells the breaker what the step did when that says
-   * something about its health (never for a cached answer, nor once the call is over).
+   * Stops the call at once with `error` (its deadline, an abort, a cancelled stream): `run()`
+   * rejects with it, and the work in flight stops at its next step.
    */
-  observe(entry: RouteEntry, ok: boolean, failure?: Omit<Trial, "entry">, health = true): void {
-    if (failure !== undefined) this.trials.push({ entry, ...failure });
-    if (health && this.cacheStatus !== "HIT" && !this.ended) {
-      this.client.breaker?.record(entry, ok, this.probes!);
-    }
-  }
-
-  passedOver(order: readonly RouteEntry[], position: number): void {
-    for (let index = 0; index < position; index++) {
-      this.observe(order[index]!, false, { status: null, error: null, at: "request" });
-    }
-  }
-
-  /** Throws the error that halted the call, if it was halted. */
-  check(): void {
-    if (this.halted !== undefined) throw this.halted;
-  }
-
   halt(error: GatewayError): void {
     if (this.halted !== undefined) return;
     this.halted = error;
     this.streamer?.cancel();
-    // Before `run()`, the call ends as soon as it starts.
-    if (this.settle) this.end(undefined, error);
+    this.stop?.(error);
   }
 
-  run(): Promise<ChatResponse> {
-    return new Promise<ChatResponse>((resolve, reject) => {
-      this.settle = (answer, error) => (answer ? resolve(answer) : reject(error));
-      this.attemptAll().then(
-        (answer) => this.end(answer, null),
-        (error: unknown) => this.end(undefined, error),
-      );
+  /** The call's answer, or the error that ended it; its one event is recorded either way. */
+  async run(): Promise<ChatResponse> {
+    let answer: ChatResponse | undefined;
+    let failure: unknown;
+    try {
+      answer = await Promise.race([this.attemptAll(), this.stopped()]);
+      return answer;
+    } catch (error) {
+      failure = error;
+      throw error;
+    } finally {
+      this.end(answer, failure);
+    }
+  }
+
+  /** A promise that rejects when the call is halted (at once if it was halted already). */
+  private stopped(): Promise<never> {
+    return new Promise<never>((_, reject) => {
+      this.stop = reject;
+      if (this.halted !== undefined) reject(this.halted);
     });
   }
 
-  /**
-   * Ends the call, once: lets go of its timers, listener and probes, records its one event (built
-   * by `record.ts`, loaded when the client has a recorder), then settles `run()`.
-   */
+  /** Lets go of the call's timers, listener and probes, then records its one event. */
   private end(answer: ChatResponse | undefined, error: unknown): void {
-    if (this.ended) return;
     this.ended = true;
     const { client } = this;
     clearTimeout(this.deadline);
     clearTimeout(this.timer);
     if (this.onAbort) this.options.signal?.removeEventListener("abort", this.onAbort);
     if (this.probes) client.breaker?.release(this.probes);
-    if (client.recorder && !recordModule.loaded) {
-      // The client started loading it when it was created; a call that ends first waits for it.
-      const record = () => this.record(answer, error);
-      recordModule.load().then(record, record);
-    } else {
-      this.record(answer, error);
+    const { recorder } = client;
+    // Building the event is inside too: whatever fails there goes to `onRecorderError`.
+    if (recorder) {
+      callSafely(() => recorder.record(callEvent(this, answer, error)), client.onRecorderError);
     }
-  }
-
-  /** Records the call's event (unless `record.ts` could not be loaded) and settles `run()`. */
-  private record(answer: ChatResponse | undefined, error: unknown): void {
-    const { recorder, onRecorderError } = this.client;
-    const module = recordModule.loaded;
-    // Building the event is inside too: whatever fails there goes to `onRecorderError`, and the
-    // call still settles.
-    if (recorder && module) {
-      callSafely(() => recorder.record(module.callEvent(this, answer, error)), onRecorderError);
-    }
-    this.settle!(answer, error);
   }
 
   /** Checks the call's options, then tries the route until an answer or the end of the call. */
   private async attemptAll(): Promise<ChatResponse> {
-    const { options, client } = this;
+    const { options, client, state } = this;
     const { messages, signal, validate } = options;
     const messagesValid =
       messages?.length > 0 &&
       messages.every(
         (m) => /^(system|user|assistant)$/.test(m?.role) && typeof m.content === "string",
       );
-    // An unknown route or bad messages load the checks' wording: only a wrong call needs it.
-    if (this.route === undefined || !messagesValid) {
-      (await settingsModule.load()).checkCall(this.state, options, messagesValid);
-    }
-    const route = this.route;
+    if (this.route === undefined || !messagesValid) checkCall(state, options, messagesValid);
     // A route's policy picks the chain of a universal call; a scorer adds metadata.
     this.metadata = options.metadata;
-    if (route.config.policy !== undefined || client.scorer) {
-      (policyModule.loaded ?? (await policyModule.load())).planCall(this.state, this);
-    }
+    if (this.route.config.policy !== undefined || client.scorer) planCall(state, this);
+    const route = this.route;
     const settingsOptions =
       this.metadata === options.metadata ? options : { ...options, metadata: this.metadata };
     // Object.assign, not spread: spreading a header object costs over 1 µs on Node 20.
-    const headers: Record<string, string> = Object.assign({}, this.state.headers);
+    const headers: Record<string, string> = Object.assign({}, state.headers);
     headers["cf-aig-event-id"] = this.id;
     headers["cf-aig-metadata"] = route.metadata;
-    this.headers = headers;
-    // Gateway settings (cache, metadata, retries...) and overrides load their checks when set.
+    // Gateway settings (cache, metadata, retries...) and overrides are checked when set.
     if (setsCheckedOption(settingsOptions)) {
-      const settings = settingsModule.loaded ?? (await settingsModule.load());
-      Object.assign(headers, settings.settingHeaders(settingsOptions, route.name));
+      Object.assign(headers, settingHeaders(settingsOptions, route.name));
     }
+    this.headers = headers;
     this.request = {
       messages,
       maxTokens: options.maxTokens,
@@ -266,13 +231,12 @@ export class GatewayCall implements CallContext, Call {
       else signal.addEventListener("abort", this.onAbort, { once: true });
     }
     // Halted already (an aborted signal, a stream cancelled before it started): no timer to arm.
-    this.check();
-    // The deadline counts from the call's start: loading the settings' checks may have taken a while.
+    if (this.halted !== undefined) throw this.halted;
     this.deadline = setTimeout(expire, this.deadlineMs - (this.now() - this.startedAt), this);
-    let steps = this.route.steps;
+    let steps = route.steps;
     let dynamic = this.mode === "dynamic";
     for (;;) {
-      this.check();
+      if (this.halted !== undefined) throw this.halted;
       let order = dynamic
         ? this.route.steps
         : (client.breaker?.order(steps, this.probes!) ?? steps);
@@ -280,17 +244,20 @@ export class GatewayCall implements CallContext, Call {
       order = client.health?.order(order, this) ?? order;
       order = client.limits?.order(order, this) ?? order;
       this.attempts++;
-      let outcome = await this.attempt(order, dynamic);
-      this.check();
+      let outcome: ChatResponse | Failure = await sendAttempt(this, order, dynamic);
+      if (this.halted !== undefined) throw this.halted;
       if ("served" in outcome) {
         const entry = this.route.steps[outcome.served.index ?? -1];
         // The caller's validator, when there is one: a rejection moves on like a failure.
         const verdict = validate === undefined || (await validate(outcome));
-        this.check();
+        if (this.halted !== undefined) throw this.halted;
         if (verdict === true) {
-          if (entry !== undefined) this.observe(entry, true);
+          // The step answered; a cached answer says nothing about its health.
+          if (entry !== undefined && this.cacheStatus !== "HIT") {
+            client.breaker?.record(entry, true, this.probes!);
+          }
           if (this.decision !== undefined) {
-            policyModule.loaded!.chargeCall(this.state, this.decision, outcome.cost, this.now());
+            chargeCall(state, this.decision, outcome.cost, this.now());
           }
           return outcome;
         }
@@ -303,72 +270,125 @@ export class GatewayCall implements CallContext, Call {
           midStream: !!this.streamer && outcome.text !== "",
         };
       }
-      const failover = failoverModule.loaded ?? (await failoverModule.load());
-      const next = await failover.recover(this, outcome, order);
+      const next = await recover(this, outcome, order);
       steps = next.steps;
       dynamic &&= !next.after;
     }
   }
+}
 
-  /** Sends one attempt and reads its answer. */
-  private async attempt(
-    order: readonly RouteEntry[],
-    dynamic: boolean,
-  ): Promise<ChatResponse | Failure> {
-    const { adapters, client, streamer, request } = this;
-    const url = dynamic
-      ? `${this.state.gatewayUrl}/compat/chat/completions`
-      : this.state.gatewayUrl;
-    let body: unknown;
-    if (dynamic) {
-      const compat = adapters.get("compat") ?? (await loadAdapter(this, "compat"));
-      body = compat.requestBody(`dynamic/${this.options.route}`, request);
-    } else {
-      const steps = [];
-      for (const entry of order) {
-        // Each provider's adapter loads with its format's code on first use.
-        const adapter = adapters.get(entry.provider) ?? (await loadAdapter(this, entry.provider));
-        const sent = streamer
-          ? streamer.request(entry, adapter, request, this.policy === "continue")
-          : request;
-        steps.push(universalStep(adapter, entry, sent, client));
-      }
-      body = steps;
-    }
-    // An attempt timeout aborts the attempt's request (headers, and a plain answer's body).
-    const signal =
-      client.attemptTimeoutMs === undefined
-        ? this.options.signal
-        : (failoverModule.loaded ?? (await failoverModule.load())).attemptSignal(this);
-    const init = { method: "POST", headers: this.headers, body: JSON.stringify(body), signal };
-    // A hedged route's universal attempt may also go to the steps after the first (`hedge/hedge.ts`).
-    const sent = this.route.config.hedge
-      ? (await failoverModule.load()).hedged(this, url, init, order)
-      : (client.fetch ?? fetch)(url, init);
-    let response: Response | undefined;
-    try {
-      response = await sent;
-      this.check();
-      // A stream's attempt timeout ends with its headers; its first-token and idle timeouts follow.
-      if (streamer !== undefined) clearTimeout(this.timer);
-      return await readAnswer(this, response, order, dynamic, url);
-    } catch (cause) {
-      if (response === undefined) {
-        sent.then((late) => late.body?.cancel().catch(noop), noop);
-        this.status = 0;
-        this.cacheStatus = this.logId = null;
-      } else {
-        response.body?.cancel().catch(noop);
-      }
-      this.check();
-      return { url, status: 0, kind: "transport", cause };
-    } finally {
-      clearTimeout(this.timer);
-    }
+/**
+ * Runs a recorder method so that neither a throw nor a rejection escapes.
+ * @internal
+ */
+export function callSafely(run: () => unknown, onError?: (error: unknown) => void): void {
+  try {
+    const outcome = run();
+    if (outcome instanceof Promise) outcome.catch((error: unknown) => report(error, onError));
+  } catch (error) {
+    report(error, onError);
   }
 }
 
-/** Creates one call: see the module description. `streamer` makes it a streamed call. */
-export function createCall(state: ClientState, options: ChatOptions, streamer?: Streamer): Call {
-  return new GatewayCall(state, options, streamer);
+function report(error: unknown, onError?: (error: unknown) => void): void {
+  try {
+    onError?.(error);
+  } catch {
+    // An error handler that throws is ignored too: recording never breaks a call.
+  }
+}
+
+/** The ISO text of the last second an event started in (`2030-01-01T00:00:00`), and that second. */
+let lastSecond = { second: Number.NaN, text: "" };
+
+/**
+ * `new Date(ms).toISOString()`, reusing the text of the second: building the whole string costs
+ * about a tenth of a call's own work on Node 20.
+ */
+function isoTime(ms: number): string {
+  // An injected clock may give fractions; years outside 0000–9999 have a longer form.
+  if (!Number.isInteger(ms) || ms < 0 || ms >= 253402300800000) return new Date(ms).toISOString();
+  const second = Math.floor(ms / 1000);
+  if (second !== lastSecond.second) {
+    lastSecond = { second, text: new Date(second * 1000).toISOString().slice(0, 19) };
+  }
+  return `${lastSecond.text}.${String(ms - second * 1000).padStart(3, "0")}Z`;
+}
+
+/**
+ * The call's one event, built from what the call learned (never from headers, so no key or
+ * token can reach it).
+ */
+function callEvent(
+  call: GatewayCall,
+  response: ChatResponse | undefined,
+  error: unknown,
+): CallEvent {
+  const { lastEntry, trials, rejections, streamer } = call;
+  const served = response?.served;
+  const code = (error as { code?: unknown } | null)?.code;
+  const event: CallEvent = {
+    time: isoTime(call.startedAt),
+    id: call.id,
+    gateway: call.client.gatewayId,
+    route: String(call.options.route),
+    mode: call.mode as CallEvent["mode"],
+    step: served?.index ?? null,
+    provider: served ? served.provider : (lastEntry?.provider ?? null),
+    model: served ? (served.model ?? served.responseModel) : (lastEntry?.model ?? null),
+    status: call.status,
+    ok: response !== undefined,
+    cacheStatus: call.cacheStatus,
+    latencyMs: Math.max(0, call.now() - call.startedAt),
+    tokensIn: response?.usage.tokensIn ?? null,
+    tokensOut: response?.usage.tokensOut ?? null,
+    cost: response?.cost ?? null,
+    errorCode: response ? null : typeof code === "string" ? code : "unexpected_error",
+    logId: call.logId,
+    attempts: call.attempts,
+    streamed: streamer !== undefined,
+  };
+  const { metadata, decision } = call;
+  if (metadata !== undefined && Object.keys(metadata).length > 0) event.metadata = { ...metadata };
+  if (decision !== undefined) {
+    event.policy = { chain: decision.chain, rule: decision.rule };
+    if (decision.budget !== undefined) event.policy.budget = decision.budget;
+  }
+  if (rejections.length > 0) {
+    event.rejectedSteps = rejections.flatMap(({ index }) => (index === null ? [] : [index]));
+  }
+  if (trials.length > 0) {
+    event.failedSteps = trials.map(({ entry, status, error, at }) => ({
+      step: entry.index,
+      provider: entry.provider,
+      model: entry.model,
+      status,
+      errorCode: error?.code ?? null,
+      at,
+    }));
+  }
+  if (streamer?.discarded) event.discardedChars = streamer.discarded;
+  const steered = { skipped: [] as SteeredStepRecord[], demoted: [] as SteeredStepRecord[] };
+  const seen = new Set<string>();
+  for (const { step, provider, model, action, reason } of call.steered ?? []) {
+    const key = `${action} ${step} ${reason}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    steered[action].push({ step, provider, model, reason });
+  }
+  // A list is written, empty when nothing happened, whenever what fills it was at work (the
+  // guards and hedging act on universal calls only): a report then counts a zero as a fact, and
+  // reads an absent list as "not recorded".
+  const universal = call.mode === "universal";
+  if (steered.skipped.length > 0 || (universal && call.client.limits)) {
+    event.skippedSteps = steered.skipped;
+  }
+  if (steered.demoted.length > 0 || (universal && call.client.health)) {
+    event.demotedSteps = steered.demoted;
+  }
+  // `route` is unset for a call to an unknown route (see `CallState.route`).
+  if (call.hedges?.length || (universal && call.route?.config.hedge)) {
+    event.hedges = (call.hedges ?? []).map((hedge) => ({ ...hedge }));
+  }
+  return event;
 }

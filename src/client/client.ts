@@ -1,27 +1,20 @@
 /**
  * @module
  * `createGatewayClient`: the thin client's entry point. It checks its options once, prepares each
- * route's steps and the headers every call shares, starts loading the code of the routes'
- * provider formats, and hands each call to {@link Call}. Run-time dependency free (only `fetch`
- * and web platform APIs), so it runs in Node, Workers and browsers.
+ * route's steps and the headers every call shares, starts loading the routes' provider formats
+ * (`on-demand/`), and hands each call to `call.ts` (`client.stream` to `stream.ts`). Run-time
+ * dependency free (only `fetch` and web platform APIs), so it runs in Node, Workers and browsers.
  */
 
 import type { RouteConfig, StepConfig } from "../config/schema.ts";
-import { isKnownProvider, loadProvider, providerSlugs } from "../providers/catalog.ts";
+import { isKnownProvider, providerSlugs } from "../providers/catalog.ts";
 import type { ProviderAdapter } from "../providers/types.ts";
-import type { BudgetLedger } from "../routes/budget-ledger.ts";
-import { createCall } from "./call.ts";
+import { callSafely, GatewayCall } from "./call.ts";
 import { choiceProblem, choices, throwProblems, wholeNumberProblem } from "./call-errors.ts";
-import { costModule, failoverModule, recordModule } from "./lazy-modules.ts";
-import { callSafely } from "./recorder.ts";
+import type { ClientState, PreparedRoute } from "./call-state.ts";
+import { loadAdapter } from "./on-demand/index.ts";
 import { startStream } from "./stream.ts";
-import type {
-  ChatOptions,
-  ChatResponse,
-  ChatStream,
-  GatewayClientOptions,
-  StreamBreakPolicy,
-} from "./types.ts";
+import type { ChatOptions, ChatResponse, ChatStream, GatewayClientOptions } from "./types.ts";
 
 /** A client for one gateway. */
 export interface GatewayClient {
@@ -43,37 +36,6 @@ export interface GatewayClient {
 
 /** Cloudflare's AI Gateway origin. */
 export const defaultBaseUrl = "https://gateway.ai.cloudflare.com";
-
-/** A route step as a call uses it: the configured step and its index in the route. */
-export interface RouteEntry extends StepConfig {
-  readonly index: number;
-}
-
-/** A route, checked and prepared once. */
-export interface PreparedRoute {
-  readonly name: string;
-  readonly steps: readonly RouteEntry[];
-  readonly deadlineMs: number | undefined;
-  readonly onStreamBreak: StreamBreakPolicy | undefined;
-  /** The `cf-aig-metadata` header every call of the route sends (see `settings.ts`). */
-  readonly metadata: string;
-  /** The route as configured: its chains and policy, for `call-policy.ts`. */
-  readonly config: RouteConfig;
-}
-
-/** What every call of one client shares. */
-export interface ClientState {
-  readonly options: GatewayClientOptions;
-  /** `${baseUrl}/v1/${accountId}/${gatewayId}`: the universal endpoint and every path's prefix. */
-  readonly gatewayUrl: string;
-  readonly routes: ReadonlyMap<string, PreparedRoute>;
-  /** Headers every call sends (JSON body, token, the client's extra headers and timeout). */
-  readonly headers: Readonly<Record<string, string>>;
-  /** Provider adapters by slug (and `compat`), loaded with their format's code on first use. */
-  readonly adapters: Map<string, ProviderAdapter>;
-  /** What the routes' policy budgets spent (made by `call-policy.ts` with the first policy call). */
-  budgetLedger?: BudgetLedger;
-}
 
 /**
  * Creates a client for one gateway.
@@ -124,10 +86,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
         );
       } else if (!adapters.has(step.provider)) {
         // Start loading the provider's format now, so the first call need not wait for it.
-        loadProvider(step.provider).then(
-          (adapter) => adapters.set(step.provider, adapter),
-          () => undefined,
-        );
+        loadAdapter(adapters, step.provider).catch(() => undefined);
       }
       return { ...step, index };
     };
@@ -177,17 +136,13 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     headers,
     adapters,
   };
-  // Failover and recording load now, off the first call's path (a failure then never waits).
-  failoverModule.load().catch(() => undefined);
-  if (recorder) recordModule.load().catch(() => undefined);
-  if (options.prices || options.mode === "dynamic") costModule.load().catch(() => undefined);
   if (breaker?.subscribe && recorder?.breaker) {
     breaker.subscribe((transition) =>
       callSafely(() => recorder.breaker?.(transition), options.onRecorderError),
     );
   }
   return {
-    chat: (call) => createCall(state, call).run(),
+    chat: (call) => new GatewayCall(state, call).run(),
     stream: (call) => startStream(state, call),
     url: (path = "") => state.gatewayUrl + (path && `/${path.replace(/^\/+/, "")}`),
   };

@@ -26,4 +26,3 @@ export * from "./answer-errors.ts";
 export * from "./call-errors.ts";
 export { AllStepsAtCapError, type AllStepsAtCapErrorOptions } from "./limits/at-cap-error.ts";
 export * from "./route-errors.ts";
-export { UnknownRouteError } from "./unknown-route-error.ts";

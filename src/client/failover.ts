@@ -2,9 +2,10 @@
  * @module
  * What a call does after an attempt failed: the error it is, what that error means for the route
  * (the refusal table, `refusals.ts`), and what comes next: the steps after the failing one
- * at once, the route again after a backoff, or the end of the call with its error. A healthy call
- * never needs this, so it loads with the first failure (`call.ts`), and the client starts loading
- * it when it is created, so that a failure does not wait for it.
+ * at once, the route again after a backoff, or the end of the call with its error. Each step's
+ * failure is noted for the call's event and told to the circuit breaker ({@link observe}),
+ * including the steps the gateway passed over before the one that answered ({@link passedOver}).
+ * A healthy call never comes here.
  */
 
 import {
@@ -14,43 +15,40 @@ import {
   RateLimitedError,
   TimeoutError,
 } from "./answer-errors.ts";
-import type { CallContext, Failure, Trial } from "./call-context.ts";
 import type { GatewayError, StepReference } from "./call-errors.ts";
-import type { RouteEntry } from "./client.ts";
+import type { CallState, Failure, RouteEntry, Trial } from "./call-state.ts";
 import { conductFor, gatewayEnvelope } from "./refusals.ts";
 import { AllStepsFailedError, OutputRejectedError } from "./route-errors.ts";
-
-/**
- * Sends a hedged route's attempt (`hedge/hedge.ts`, loaded with the first): its import lives here
- * rather than in the call, which every client loads before its first call.
- */
-export async function hedged(
-  ...args: Parameters<typeof import("./hedge/hedge.ts").send>
-): Promise<Response> {
-  hedgeModule ??= await import("./hedge/hedge.ts");
-  return hedgeModule.send(...args);
-}
-
-let hedgeModule: typeof import("./hedge/hedge.ts") | undefined;
-
-/**
- * The signal of an attempt with a timeout (`attemptTimeoutMs`): it aborts when the time is up, or
- * with the caller's signal. The call keeps the attempt's controller, so that a transport error
- * can tell a timeout (`TimeoutError`) from a network failure.
- */
-export function attemptSignal(call: CallContext): AbortSignal {
-  const controller = new AbortController();
-  call.attemptTimeout = controller;
-  call.timer = setTimeout(() => controller.abort(), call.client.attemptTimeoutMs);
-  const { signal } = call.options;
-  return signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
-}
 
 /** Default waits between tries of the route, in ms: doubling from the first, up to the longest. */
 export const retryDefaults = { retryDelayMs: 250, maxRetryDelayMs: 5_000 } as const;
 
+/**
+ * Notes a step's failure for the event, and tells the breaker what the step did when that says
+ * something about its health (never for a cached answer, nor once the call is over).
+ */
+export function observe(
+  call: CallState,
+  entry: RouteEntry,
+  ok: boolean,
+  failure?: Omit<Trial, "entry">,
+  health = true,
+): void {
+  if (failure !== undefined) call.trials.push({ entry, ...failure });
+  if (health && call.cacheStatus !== "HIT" && !call.ended) {
+    call.client.breaker?.record(entry, ok, call.probes!);
+  }
+}
+
+/** Notes that the steps before `position` failed: the gateway moved on from each. */
+export function passedOver(call: CallState, order: readonly RouteEntry[], position: number): void {
+  for (let index = 0; index < position; index++) {
+    observe(call, order[index]!, false, { status: null, error: null, at: "request" });
+  }
+}
+
 /** Keeps `entry` out of the rest of the call. */
-function exclude(call: CallContext, entry: RouteEntry): void {
+function exclude(call: CallState, entry: RouteEntry): void {
   call.excluded ??= new Set();
   call.excluded.add(entry.index);
 }
@@ -70,11 +68,11 @@ interface Verdict {
   readonly blamed?: RouteEntry | null;
 }
 
-function verdictOf(call: CallContext, failure: Failure, order: readonly RouteEntry[]): Verdict {
+function verdictOf(call: CallState, failure: Failure, order: readonly RouteEntry[]): Verdict {
   const { entry, url, status } = failure;
   const step = entry && reference(entry);
   const fail = (error: GatewayError, at: Trial["at"], health = true) => {
-    if (entry !== undefined) call.observe(entry, false, { status, error, at }, health);
+    if (entry !== undefined) observe(call, entry, false, { status, error, at }, health);
   };
   switch (failure.kind) {
     case "transport": {
@@ -142,7 +140,7 @@ function verdictOf(call: CallContext, failure: Failure, order: readonly RouteEnt
     );
     return { error, next: error.isRetryable ? "after" : "stop", blamed: null };
   }
-  call.passedOver(order, order.indexOf(entry));
+  passedOver(call, order, order.indexOf(entry));
   const info = call.adapters.get(entry.provider)!.parseError(status, text);
   const error = ApiCallError.fromResponse({
     ...base,
@@ -174,7 +172,7 @@ function verdictOf(call: CallContext, failure: Failure, order: readonly RouteEnt
 
 /** After a step's answer failed: the steps after it, unless the caller saw text and the policy is `fail`. */
 function afterBreak(
-  call: CallContext,
+  call: CallState,
   failure: Failure & { midStream: boolean },
   error: GatewayError,
 ): Verdict {
@@ -188,7 +186,7 @@ function afterBreak(
 }
 
 /** The error for a call whose steps are used up: every rejection, or every step's failure. */
-function exhausted(call: CallContext, error: GatewayError): GatewayError {
+function exhausted(call: CallState, error: GatewayError): GatewayError {
   const { trials, rejections } = call;
   if (
     rejections.length > 0 &&
@@ -222,7 +220,7 @@ function exhausted(call: CallContext, error: GatewayError): GatewayError {
  * @throws the error that ends the call.
  */
 export async function recover(
-  call: CallContext,
+  call: CallState,
   failure: Failure,
   order: readonly RouteEntry[],
 ): Promise<{ readonly steps: readonly RouteEntry[]; readonly after: boolean }> {
@@ -268,6 +266,6 @@ export async function recover(
     : new Promise<void>((resolve) => {
         call.timer = setTimeout(resolve, delay);
       }));
-  call.check();
+  if (call.halted !== undefined) throw call.halted;
   return { steps, after: false };
 }

@@ -31,9 +31,9 @@ import {
 import { invalidStreamEventType, streamParserFor } from "../providers/streams.ts";
 import { resolveServedStep } from "../routes/index.ts";
 import { ApiCallError } from "./answer-errors.ts";
+import { callSafely } from "./call.ts";
 import { gatewayUrlOf } from "./client.ts";
 import type { CallEvent } from "./event.ts";
-import { callSafely } from "./recorder.ts";
 import type { FetchFunction, GatewayClientOptions, RouteInput } from "./types.ts";
 
 /** What the request says about itself. */

@@ -7,12 +7,12 @@
  * Separate entries keep what a call does not need out of an app's bundle: the circuit breaker
  * (`stepwise-gateway/client/breaker`), provider limits (`stepwise-gateway/client/limits`), health steering from the
  * companion Worker's `GET /health` (`stepwise-gateway/client/health`), a `BudgetLedger` that clients
- * share (`stepwise-gateway/client/budget`), the recorded `fetch` for other SDKs (`stepwise-gateway/client/fetch`), the
- * whole error tree (`stepwise-gateway/client/errors`; this entry exports the errors its own code throws:
- * `GatewayError`, `InvalidOptionsError`, `DeadlineExceededError`, `AbortedError`; the others,
- * `UnknownRouteError` among them, come from code loaded on first use) and the JSON-lines file recorder (`stepwise-gateway/client/node`). `memoryRecorder` and
- * `callbackRecorder` are left out of a bundle that does not use them. Within the client, reading
- * streams, each provider format and what happens after a failure load on first use.
+ * share (`stepwise-gateway/client/budget`), the recorded `fetch` for other SDKs (`stepwise-gateway/client/fetch`),
+ * the whole error tree (`stepwise-gateway/client/errors`; this entry exports `GatewayError`,
+ * `InvalidOptionsError`, `DeadlineExceededError` and `AbortedError`) and the JSON-lines file
+ * recorder (`stepwise-gateway/client/node`). `memoryRecorder` and `callbackRecorder` are left out of a
+ * bundle that does not use them. Within the client, the stream reader and each provider's format
+ * load on first use (`on-demand/`).
  *
  * @example
  * import { createGatewayClient } from "stepwise-gateway/client";
@@ -40,7 +40,6 @@
 export type { BudgetLedger } from "../routes/budget-ledger.ts";
 export { complexityScorer, complexityTier } from "../routes/complexity.ts";
 export type { Scorer } from "../routes/policy-call.ts";
-export type { BreakerTransition } from "./breaker-types.ts";
 export * from "./call-errors.ts";
 export { createGatewayClient, defaultBaseUrl, type GatewayClient } from "./client.ts";
 export type {
@@ -50,21 +49,10 @@ export type {
   PolicyOutcome,
   SteeredStepRecord,
 } from "./event.ts";
-export type {
-  SteeredStep,
-  SteeringNotes,
-  StepBreaker,
-  StepGuard,
-  StepLimits,
-} from "./guards.ts";
-export {
-  callbackRecorder,
-  type MemoryRecorder,
-  memoryRecorder,
-  type Recorder,
-} from "./recorder.ts";
+export { callbackRecorder, type MemoryRecorder, memoryRecorder } from "./recorder.ts";
 export type {
   Backoff,
+  BreakerTransition,
   ChatDelta,
   ChatOptions,
   ChatResponse,
@@ -74,12 +62,18 @@ export type {
   GatewayClientOptions,
   GatewayRetries,
   OutputValidator,
+  Recorder,
   RestartDelta,
   RouteInput,
   RouteMode,
   RouteStep,
   ServedInfo,
   SleepFunction,
+  SteeredStep,
+  SteeringNotes,
+  StepBreaker,
+  StepGuard,
+  StepLimits,
   StreamBreakPolicy,
   ValidationOutcome,
 } from "./types.ts";

@@ -1,26 +1,14 @@
 /**
  * @module
- * Recorders receive exactly one {@link CallEvent} per call, success or failure, and the circuit
- * breaker's transitions (when the client has a breaker). A recorder that throws (or rejects) never
- * breaks the call: the client catches it and tells `onRecorderError`. `memoryRecorder` and
+ * Two ready-made recorders. A {@link Recorder} (`types.ts`) receives exactly one
+ * {@link CallEvent} per call, success or failure, and the circuit breaker's transitions (when the
+ * client has a breaker); one that throws (or rejects) never breaks the call. `memoryRecorder` and
  * `callbackRecorder` are plain functions: a bundle that does not use them leaves them out. The
  * JSON-lines file recorder lives in `src/client/node/` because it needs `node:fs`.
  */
 
-import type { BreakerTransition } from "./breaker-types.ts";
 import type { CallEvent } from "./event.ts";
-
-/**
- * Where the client sends what it observed.
- * @example
- * const recorder: Recorder = { record: (event) => queue.push(event) };
- */
-export interface Recorder {
-  /** Called once per call, after it finished (or failed). */
-  record(event: CallEvent): void | Promise<void>;
-  /** Called when a circuit of the client's breaker changes state. */
-  breaker?(transition: BreakerTransition): void | Promise<void>;
-}
+import type { BreakerTransition, Recorder } from "./types.ts";
 
 /** A recorder that keeps everything in arrays, for tests and dashboards. */
 export interface MemoryRecorder extends Recorder {
@@ -69,25 +57,4 @@ export function callbackRecorder(
   return onTransition === undefined
     ? { record: onEvent }
     : { record: onEvent, breaker: onTransition };
-}
-
-/**
- * Runs a recorder method so that neither a throw nor a rejection escapes.
- * @internal
- */
-export function callSafely(run: () => unknown, onError?: (error: unknown) => void): void {
-  try {
-    const outcome = run();
-    if (outcome instanceof Promise) outcome.catch((error: unknown) => report(error, onError));
-  } catch (error) {
-    report(error, onError);
-  }
-}
-
-function report(error: unknown, onError?: (error: unknown) => void): void {
-  try {
-    onError?.(error);
-  } catch {
-    // An error handler that throws is ignored too: recording never breaks a call.
-  }
 }

@@ -1,8 +1,9 @@
 /**
  * @module
- * The errors that sum up a call over its whole route: every step failed
- * ({@link AllStepsFailedError}, with each step's own error), or the caller's validator refused
- * every answer ({@link OutputRejectedError}). Each step's own errors are in `answer-errors.ts`.
+ * The errors about a call's route: it names none the client was given
+ * ({@link UnknownRouteError}), every step failed ({@link AllStepsFailedError}, with each step's
+ * own error), or the caller's validator refused every answer ({@link OutputRejectedError}). Each
+ * step's own errors are in `answer-errors.ts`.
  */
 
 import { GatewayError, type StepReference } from "./call-errors.ts";
@@ -84,5 +85,25 @@ export class OutputRejectedError extends GatewayError {
           : { index: last.index, provider: last.provider ?? "", model: last.model ?? "" },
     });
     this.rejections = rejections;
+  }
+}
+
+/** The call named a route the client was not given. Code `unknown_route`. */
+export class UnknownRouteError extends GatewayError {
+  static override readonly kind: string = "stepwise.UnknownRouteError";
+  declare readonly route: string;
+
+  constructor({
+    route,
+    knownRoutes,
+  }: { readonly route: string; readonly knownRoutes: readonly string[] }) {
+    super({
+      code: "unknown_route",
+      message:
+        `Unknown route "${route}". Known routes: ${knownRoutes.join(", ") || "none"} (from the ` +
+        "routes given to createGatewayClient).",
+      isRetryable: false,
+    });
+    this.route = route;
   }
 }

@@ -3,15 +3,14 @@
  * A call's gateway settings (`cacheTtl`, `metadata`, `retries`...) as `cf-aig-*` request headers,
  * checked against the gateway's limits first, so a bad value fails with a clear message instead
  * of a gateway 400 (or, worse, being silently ignored: the gateway drops metadata entries past the
- * fifth); with them, the checks of a call's other options and of its route. Only a call that
- * sets any of them, or that is wrong, needs this, so it loads with the first such call
- * (`call.ts`): an app does not load the wording of its mistakes before its first call.
+ * fifth); with them, the checks of a call's other options and of its route. `call.ts` comes here
+ * only for a call that sets any of them, or that is wrong.
  */
 
 import { choiceProblem, choices, throwProblems, wholeNumberProblem } from "./call-errors.ts";
-import type { ClientState } from "./client.ts";
+import type { ClientState } from "./call-state.ts";
+import { UnknownRouteError } from "./route-errors.ts";
 import type { ChatOptions } from "./types.ts";
-import { UnknownRouteError } from "./unknown-route-error.ts";
 
 /**
  * Checks what a call cannot go on without: a known route and well-formed messages (`call.ts`

@@ -151,14 +151,18 @@ describe("stepwise dev --log-capacity, as docs/emulator.md shows it", () => {
 });
 
 describe("npm run size", () => {
-  it("prints the client entry's minified and gzipped size", async () => {
+  it("prints the client's size in one file and split, minified and gzipped", async () => {
     const run = await runDocumented(documented("npm run size"), { sandbox, inProject: true });
     expect(run.code, run.output).toBe(0);
     // Kilobytes of 1,000 bytes, as BENCHMARKS.md counts them.
-    const core = /core\s+([\d.]+) kB gzipped \((\d+) bytes; (\d+) minified\)/.exec(run.stdout);
-    expect(core, run.stdout).not.toBeNull();
-    const [, shown, gzipped, minified] = core!;
-    expect(Number(shown)).toBe(Number((Number(gzipped) / 1000).toFixed(1)));
-    expect(Number(minified)).toBeGreaterThan(Number(gzipped));
+    for (const line of ["one file", "core"]) {
+      const figures = new RegExp(
+        `${line}\\s+([\\d.]+) kB gzipped \\((\\d+) bytes; (\\d+) minified\\)`,
+      ).exec(run.stdout);
+      expect(figures, run.stdout).not.toBeNull();
+      const [, shown, gzipped, minified] = figures!;
+      expect(Number(shown)).toBe(Number((Number(gzipped) / 1000).toFixed(1)));
+      expect(Number(minified)).toBeGreaterThan(Number(gzipped));
+    }
   });
 });

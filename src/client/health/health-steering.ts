@@ -19,8 +19,7 @@
  * probation draw from `random`, so tests drive both.
  */
 
-import type { SteeringNotes, StepGuard } from "../guards.ts";
-import type { FetchFunction, RouteStep } from "../types.ts";
+import type { FetchFunction, RouteStep, SteeringNotes, StepGuard } from "../types.ts";
 import { type HealthReading, type ModelHealth, readHealthDocument } from "./health-document.ts";
 
 export type { HealthReading, HealthState, ModelHealth } from "./health-document.ts";

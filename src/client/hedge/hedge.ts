@@ -1,7 +1,6 @@
 /**
  * @module
- * Hedged requests, for routes with `hedge: { afterMs, maxExtraCostPerHour }`: loaded with the
- * first client that has such a route. A universal attempt sends its steps; when no answer has
+ * Hedged requests, for routes with `hedge: { afterMs, maxExtraCostPerHour }`. A universal attempt sends its steps; when no answer has
  * started `afterMs` later (no 2xx headers), the same request goes to the steps after the first
  * (the hedge). The first 2xx answer is kept and the other request is aborted. An error answer
  * does not win: the other request is awaited, and when both fail the first request's answer is
@@ -17,29 +16,15 @@
 
 import type { HedgeConfig } from "../../config/schema.ts";
 import { computeCost } from "../../providers/cost.ts";
-import type { ChatMessage } from "../../providers/types.ts";
 import { throwProblems } from "../call-errors.ts";
-import type { RouteEntry } from "../client.ts";
+import type { CallState, RouteEntry } from "../call-state.ts";
 import type { HedgeRecord } from "../event.ts";
-import type { GatewayClientOptions } from "../types.ts";
 import { ledgerOf } from "./cost-ledger.ts";
-
-/** What a hedged attempt needs of its call (`GatewayCall`). */
-export interface HedgedCall {
-  readonly client: GatewayClientOptions;
-  readonly route: { readonly name: string; readonly config: { readonly hedge?: HedgeConfig } };
-  readonly options: { readonly messages: readonly ChatMessage[] };
-  attempts: number;
-  hedges?: unknown[];
-  now(): number;
-  /** Throws when the call was halted (deadline, abort). */
-  check(): void;
-}
 
 type Init = RequestInit & { readonly body: string };
 
 /** Estimated USD of starting a request on `entry`: its prompt's tokens at the input price. */
-function startCost(call: HedgedCall, entry: RouteEntry): number | undefined {
+function startCost(call: CallState, entry: RouteEntry): number | undefined {
   const prices = call.client.prices;
   if (!prices) return undefined;
   let characters = 0;
@@ -56,7 +41,7 @@ interface Leg {
 }
 
 /** The route's hedge settings, checked (a route from the config was checked by its schema). */
-function checked(route: HedgedCall["route"]): HedgeConfig {
+function checked(route: CallState["route"]): HedgeConfig {
   const { afterMs, maxExtraCostPerHour } = route.config.hedge!;
   const problems: string[] = [];
   if (!(Number.isInteger(afterMs) && afterMs >= 1)) {
@@ -90,8 +75,8 @@ function shifted(response: Response): Response {
  * Sends the attempt's request (`init.body`, the universal steps of `order`), and its hedge when due
  * and affordable; resolves with the answer to read, as if the attempt's one request had given it.
  */
-export function send(
-  call: HedgedCall,
+export function sendHedged(
+  call: CallState,
   url: string,
   init: Init,
   order: readonly RouteEntry[],
@@ -163,9 +148,7 @@ export function send(
     watch(primary);
     const timer = setTimeout(() => {
       if (settled) return;
-      try {
-        call.check();
-      } catch {
+      if (call.halted !== undefined) {
         primary.controller.abort();
         return;
       }

@@ -5,7 +5,7 @@
  */
 
 import { GatewayError } from "../call-errors.ts";
-import type { SteeredStep } from "../guards.ts";
+import type { SteeredStep } from "../types.ts";
 
 /** Options for {@link AllStepsAtCapError}. */
 export interface AllStepsAtCapErrorOptions {

@@ -17,8 +17,7 @@
  * the provider's headers. Time comes from `now`, so tests drive it without sleeping.
  */
 
-import type { SteeredStep, SteeringNotes, StepLimits } from "../guards.ts";
-import type { RouteStep } from "../types.ts";
+import type { RouteStep, SteeredStep, SteeringNotes, StepLimits } from "../types.ts";
 import { answerTokens } from "./answer-tokens.ts";
 import { AllStepsAtCapError } from "./at-cap-error.ts";
 import { type QuotaReading, readQuota } from "./quota-headers.ts";

@@ -7,9 +7,8 @@
 
 import { appendFile, mkdir } from "node:fs/promises";
 import { dirname } from "node:path";
-import type { BreakerTransition } from "../breaker-types.ts";
 import type { CallEvent } from "../event.ts";
-import type { Recorder } from "../recorder.ts";
+import type { BreakerTransition, Recorder } from "../types.ts";
 
 /** Options for {@link jsonLinesRecorder}. */
 export interface JsonLinesRecorderOptions {

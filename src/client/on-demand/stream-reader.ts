@@ -1,6 +1,7 @@
 /**
  * @module
- * Reading streamed answers for `client.stream`, loaded with the first stream (see `stream.ts`).
+ * Reading streamed answers for `client.stream`, loaded with the first stream (`stream.ts`, through
+ * `on-demand/index.ts`).
  *
  * Each 2xx stream is read event by event (server-sent events, with the provider's stream format)
  * into deltas for the caller. Reading is tolerant: an event that is not JSON is skipped, and only
@@ -15,22 +16,18 @@
  * text exactly, its deltas start with a `restart` delta saying how many characters to drop.
  */
 
-import { createSseDecoder } from "../providers/sse.ts";
-import { invalidStreamEventType, streamParserFor } from "../providers/streams.ts";
-import type { FinishReason, ProviderAdapter } from "../providers/types.ts";
+import { createSseDecoder } from "../../providers/sse.ts";
+import { invalidStreamEventType, streamParserFor } from "../../providers/streams.ts";
+import type { FinishReason, ProviderAdapter } from "../../providers/types.ts";
 import {
   ApiCallError,
   IncompleteStreamError,
   InvalidResponseError,
   TimeoutError,
-} from "./answer-errors.ts";
-import type { createCall } from "./call.ts";
-import type { StreamAnswer, Streamer } from "./call-context.ts";
-import type { GatewayError } from "./call-errors.ts";
-import { AbortedError } from "./call-errors.ts";
-import type { ClientState, RouteEntry } from "./client.ts";
-import type { OpenStream } from "./stream.ts";
-import type { ChatDelta, ChatOptions, GatewayClientOptions } from "./types.ts";
+} from "../answer-errors.ts";
+import type { GatewayError } from "../call-errors.ts";
+import type { RouteEntry, StreamAnswer, Streamer } from "../call-state.ts";
+import type { ChatDelta, GatewayClientOptions } from "../types.ts";
 
 /** Default stream timeouts, in ms: first text after the headers, silence between events. */
 export const streamDefaults = { firstTokenTimeoutMs: 30_000, streamIdleTimeoutMs: 5_000 } as const;
@@ -39,62 +36,6 @@ export const streamDefaults = { firstTokenTimeoutMs: 30_000, streamIdleTimeoutMs
 export const maxMalformedEvents = 3;
 
 const noop = () => undefined;
-
-/**
- * Starts a streamed call (made by `create`, passed in so this module needs no more of the core
- * than its types) and queues its deltas until the caller takes them; `collect` drops them (the
- * result has the text). A caller that stops iterating early ends the call.
- */
-export function openStream(
-  state: ClientState,
-  options: ChatOptions,
-  create: typeof createCall,
-  collect: boolean,
-  cancelled: () => boolean,
-): OpenStream {
-  const queue: ChatDelta[] = [];
-  let wake: () => void = noop;
-  let ended = false;
-  const call = create(
-    state,
-    options,
-    createStreamer(state.options, (delta) => {
-      if (collect) return;
-      queue.push(delta);
-      wake();
-    }),
-  );
-  const cancel = () => call.halt(new AbortedError());
-  if (cancelled()) cancel();
-  const result = call.run().finally(() => {
-    ended = true;
-    wake();
-  });
-  result.catch(noop);
-  return {
-    result,
-    cancel,
-    deltas: {
-      async next() {
-        for (;;) {
-          const delta = queue.shift();
-          if (delta !== undefined) return { done: false, value: delta };
-          if (ended) {
-            await result;
-            return { done: true, value: undefined };
-          }
-          await new Promise<void>((resolve) => {
-            wake = resolve;
-          });
-        }
-      },
-      async return() {
-        if (!ended) cancel();
-        return { done: true, value: undefined };
-      },
-    },
-  };
-}
 
 /** A streamer that hands each delta to `sink`; see the module description. */
 export function createStreamer(

@@ -1,0 +1,197 @@
+/**
+ * @module
+ * One attempt of a call, from the request to the answer read back. The request is the steps of
+ * the attempt as a universal body (`routes/universal.ts`, each through its provider's adapter),
+ * or, for a dynamic route, its name to the compat endpoint; it goes to `fetch`, or to the hedge
+ * for a route with `hedge` (`hedge/hedge.ts`). The answer says which step served
+ * (`cf-aig-step`, `cf-aig-provider`, `cf-aig-model`), the cache status and the log id; a 2xx
+ * body is read whole through the provider's format (or as a stream, by the call's streamer) into
+ * the normalised {@link ChatResponse}, with its cost when the client has prices. Anything else
+ * comes back as a {@link Failure} for `failover.ts`; the attempt throws only the error that
+ * halted its call.
+ */
+
+import { answerCost, stepNamedBy } from "../providers/cost.ts";
+import { universalStep } from "../routes/universal.ts";
+import type { CallState, Failure, RouteEntry, StreamAnswer } from "./call-state.ts";
+import { passedOver } from "./failover.ts";
+import { sendHedged } from "./hedge/hedge.ts";
+import { loadAdapter } from "./on-demand/index.ts";
+import type { ChatResponse } from "./types.ts";
+
+const noop = () => undefined;
+
+/** Sends one attempt of `call` over the steps of `order` and reads its answer. */
+export async function sendAttempt(
+  call: CallState,
+  order: readonly RouteEntry[],
+  dynamic: boolean,
+): Promise<ChatResponse | Failure> {
+  const { adapters, client, streamer, request } = call;
+  const url = dynamic ? `${call.state.gatewayUrl}/compat/chat/completions` : call.state.gatewayUrl;
+  let body: unknown;
+  if (dynamic) {
+    const compat = adapters.get("compat") ?? (await loadAdapter(adapters, "compat"));
+    body = compat.requestBody(`dynamic/${call.options.route}`, request);
+  } else {
+    const steps = [];
+    for (const entry of order) {
+      // Each provider's adapter loads with its format's code on first use.
+      const adapter = adapters.get(entry.provider) ?? (await loadAdapter(adapters, entry.provider));
+      const sent = streamer
+        ? streamer.request(entry, adapter, request, call.policy === "continue")
+        : request;
+      steps.push(universalStep(adapter, entry, sent, client));
+    }
+    body = steps;
+  }
+  // An attempt timeout aborts the attempt's request (headers, and a plain answer's body).
+  const signal = client.attemptTimeoutMs === undefined ? call.options.signal : attemptSignal(call);
+  const init = { method: "POST", headers: call.headers, body: JSON.stringify(body), signal };
+  // A hedged route's universal attempt may also go to the steps after the first.
+  const sent = call.route.config.hedge
+    ? sendHedged(call, url, init, order)
+    : (client.fetch ?? fetch)(url, init);
+  let response: Response | undefined;
+  try {
+    response = await sent;
+    if (call.halted !== undefined) throw call.halted;
+    // A stream's attempt timeout ends with its headers; its first-token and idle timeouts follow.
+    if (streamer !== undefined) clearTimeout(call.timer);
+    return await readAnswer(call, response, order, dynamic, url);
+  } catch (cause) {
+    if (response === undefined) {
+      sent.then((late) => late.body?.cancel().catch(noop), noop);
+      call.status = 0;
+      call.cacheStatus = call.logId = null;
+    } else {
+      response.body?.cancel().catch(noop);
+    }
+    if (call.halted !== undefined) throw call.halted;
+    return { url, status: 0, kind: "transport", cause };
+  } finally {
+    clearTimeout(call.timer);
+  }
+}
+
+/**
+ * The signal of an attempt with a timeout (`attemptTimeoutMs`): it aborts when the time is up, or
+ * with the caller's signal. The call keeps the attempt's controller, so that a transport error
+ * can tell a timeout (`TimeoutError`) from a network failure.
+ */
+function attemptSignal(call: CallState): AbortSignal {
+  const controller = new AbortController();
+  call.attemptTimeout = controller;
+  call.timer = setTimeout(() => controller.abort(), call.client.attemptTimeoutMs);
+  const { signal } = call.options;
+  return signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
+}
+
+/**
+ * The position in `order` of the step an answer's headers name: provider and model (which
+ * identify it even when the live service leaves `cf-aig-step` stale) win over the index, as in
+ * `routes/served-step.ts`; -1 when they name none.
+ */
+function servedPosition(
+  order: readonly RouteEntry[],
+  named: Record<string, string | null>,
+): number {
+  const { provider, model } = named;
+  const step = named.step?.trim() ?? "";
+  const index = /^\d+$/.test(step) ? Number(step) : -1;
+  if (!provider) return index < order.length ? index : -1;
+  let first = -1;
+  for (const [position, entry] of order.entries()) {
+    if (
+      entry.provider === provider &&
+      (!model || entry.model === model || model.endsWith(`/${entry.model}`))
+    ) {
+      if (position === index) return position;
+      if (first < 0) first = position;
+    }
+  }
+  return first;
+}
+
+/** Reads an answer whose headers have arrived: the answer, or the failure. */
+async function readAnswer(
+  call: CallState,
+  response: Response,
+  order: readonly RouteEntry[],
+  dynamic: boolean,
+  url: string,
+): Promise<ChatResponse | Failure> {
+  const answerHeaders = response.headers;
+  const named = {
+    step: answerHeaders.get("cf-aig-step"),
+    provider: answerHeaders.get("cf-aig-provider"),
+    model: answerHeaders.get("cf-aig-model"),
+  };
+  const cache = answerHeaders.get("cf-aig-cache-status")?.trim().toUpperCase();
+  const status = response.status;
+  call.status = status;
+  call.cacheStatus = cache === "HIT" || cache === "MISS" ? cache : null;
+  call.logId = answerHeaders.get("cf-aig-log-id");
+  let position = servedPosition(order, named);
+  // Without any served-step header a universal answer came from the first step, as Cloudflare's
+  // own provider library assumes; an error without one is the last step's (every step failed).
+  if (position < 0 && !named.step && !named.provider && !named.model) {
+    position = !response.ok ? order.length - 1 : dynamic ? -1 : 0;
+  }
+  let entry = order[position];
+  call.lastEntry = entry ?? call.lastEntry;
+  // Its quota headers (and tokens) tell the client's limits, when it has them.
+  call.client.limits?.observe(entry, response);
+  if (!response.ok) {
+    const text = await response.text();
+    return { entry, url, status, kind: "status", response, text };
+  }
+  // The gateway moves on only after a failure: every step before the one that answered failed.
+  if (position > 0) passedOver(call, order, position);
+  if (entry === undefined && !dynamic) {
+    return { entry, url, status, kind: "unknown-step", named, sent: order.length };
+  }
+  const adapter = call.adapters.get(dynamic ? "compat" : entry!.provider)!;
+  let answer: StreamAnswer;
+  let responseModel = entry?.model ?? "";
+  if (call.streamer !== undefined) {
+    const reading = await call.streamer.read(response, adapter, entry, url);
+    if (call.halted !== undefined) throw call.halted;
+    if ("error" in reading) return { entry, url, status, kind: "broken", ...reading };
+    answer = reading;
+  } else {
+    const text = await response.text();
+    try {
+      const parsed = adapter.parseResponse(text, entry?.model);
+      answer = { text: parsed.text, usage: parsed.usage, finish: parsed.finishReason };
+      responseModel = parsed.model;
+    } catch (cause) {
+      return { entry, url, status, kind: "unreadable", detail: (cause as Error).message, cause };
+    }
+    // A dynamic route's answer without served-step headers: the step whose model the body names
+    // (`gpt-4o-mini`, `openai/gpt-4o-mini` or a dated snapshot), when exactly one does.
+    entry ??= stepNamedBy(order, responseModel);
+  }
+  const cached = call.cacheStatus === "HIT";
+  const { usage } = answer;
+  const prices = call.client.prices;
+  let cost: number | null = cached ? 0 : null;
+  if (!cached && entry && prices) cost = answerCost(prices, entry, responseModel, usage);
+  return {
+    id: call.id,
+    text: answer.text,
+    usage,
+    cost,
+    finishReason: answer.finish,
+    served: {
+      index: entry?.index ?? null,
+      provider: entry?.provider ?? null,
+      model: entry?.model ?? null,
+      responseModel,
+      cached,
+      logId: call.logId,
+      attempts: call.attempts,
+      latencyMs: Math.max(0, call.now() - call.startedAt),
+    },
+  };
+}
