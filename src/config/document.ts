@@ -9,7 +9,7 @@
  */
 import { isMap, isNode, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
-import { humanMessage, unknownFieldMessage } from "./issue-wording.ts";
+import { humanMessage, unknownFieldMessage, type WordingOptions } from "./issue-wording.ts";
 
 export { closestName, editDistance } from "./suggest.ts";
 
@@ -78,19 +78,9 @@ export function readYamlDocument(text: string): ReadDocumentResult {
   return { ok: true, value: document.toJS(), locate };
 }
 
-export interface IssueOptions {
+/** How `documentIssues` words and places each issue. */
+export interface IssueOptions extends WordingOptions {
   readonly locate?: Locate;
-  /**
-   * The schema the value was checked against: its field names are what an unknown field is
-   * compared with ("did you mean …?").
-   */
-  readonly schema?: z.ZodType;
-  /** The value that was checked, so a message can say what was found at the bad path. */
-  readonly input?: unknown;
-  /** Names a value at `path` may take besides the schema's, e.g. provider slugs. */
-  readonly namesAt?: (path: readonly PropertyKey[]) => readonly string[] | undefined;
-  /** How the source writes a top-level key, e.g. `stepwise:models` in a Pulumi stack file. */
-  readonly topLevelKey?: (key: string) => string;
   /** The message for unknown fields, replacing the schema-based one. */
   readonly unknownFields?: (keys: readonly string[]) => string;
 }

@@ -6,14 +6,28 @@
  * value of a token or key.
  */
 import type { z } from "zod";
-import type { IssueOptions } from "./document.ts";
 import { closestName, schemaAt, schemaKeys } from "./suggest.ts";
+
+/** What the wording of a problem may draw on besides the issue itself. */
+export interface WordingOptions {
+  /**
+   * The schema the value was checked against: its field names are what an unknown field is
+   * compared with ("did you mean …?").
+   */
+  readonly schema?: z.ZodType;
+  /** The value that was checked, so a message can say what was found at the bad path. */
+  readonly input?: unknown;
+  /** Names a value at `path` may take besides the schema's, e.g. provider slugs. */
+  readonly namesAt?: (path: readonly PropertyKey[]) => readonly string[] | undefined;
+  /** How the source writes a top-level key, e.g. `stepwise:models` in a Pulumi stack file. */
+  readonly topLevelKey?: (key: string) => string;
+}
 
 /** `unknown field "cachTtl": did you mean "cacheTtl"?`, or the fields there are. */
 export function unknownFieldMessage(
   path: readonly PropertyKey[],
   key: string,
-  options: IssueOptions,
+  options: WordingOptions,
 ): string {
   const known = options.schema ? schemaKeys(schemaAt(options.schema, path)) : [];
   const name = (field: string) =>
@@ -87,7 +101,7 @@ function isZodDefault(message: string): boolean {
 }
 
 /** A sentence about the field, in place of zod's default wording; the schema's own kept. */
-export function humanMessage(issue: z.core.$ZodIssue, options: IssueOptions): string {
+export function humanMessage(issue: z.core.$ZodIssue, options: WordingOptions): string {
   const path = issue.path as PropertyKey[];
   // zod reports the value it saw when parsed with `reportInput`; else look it up.
   const found = "input" in issue ? issue.input : valueAt(options.input, path);
@@ -140,7 +154,7 @@ function defaultReplacement(
 function suggestionNames(
   issue: z.core.$ZodIssue,
   path: readonly PropertyKey[],
-  options: IssueOptions,
+  options: WordingOptions,
 ): readonly string[] | undefined {
   if (issue.code === "invalid_value")
     return issue.values.filter((value): value is string => typeof value === "string");
