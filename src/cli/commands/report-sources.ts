@@ -8,7 +8,7 @@
 import { AnalyticsError } from "../../analytics/errors.ts";
 import type { ReportSource } from "../../analytics/sources/types.ts";
 import type { TimeWindow } from "../../analytics/window.ts";
-import type { ReportCommandDependencies, ReportOptions } from "./report.ts";
+import type { ReportCommandDependencies, ReportOptions } from "./report-options.ts";
 
 export async function openSource(
   input: string | undefined,
