@@ -1,13 +1,22 @@
 /**
  * The layers run one way. Each folder of `src/` may import only the folders listed for it below
  * (lower layers); `infra/` (this repository's Pulumi program) and `tools/` sit on top of `src/`, and
- * nothing in `src/` imports them or `test/`. The test reads every import (static, dynamic, type-only) with TypeScript's own
- * pre-processor, so a new upward import or folder cycle fails here with the file and line.
+ * nothing in `src/` imports them or `test/`. Within a folder, files import one way too: no
+ * file-level cycle anywhere in `src/`. The test reads every import (static, dynamic, type-only) with
+ * TypeScript's own pre-processor, so a new upward import, folder cycle or file cycle fails here with
+ * the files and lines.
+ *
+ * The client's code loaded on demand sits behind one boundary (`src/client/on-demand/index.ts`,
+ * its only dynamic `import()`), and a healthy `client.chat` crosses at most six files of `src/`,
+ * entry to `fetch` and back: the test measures it with V8's coverage and prints them.
  */
 import { readdirSync, readFileSync } from "node:fs";
+import { Session } from "node:inspector/promises";
 import path from "node:path";
+import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
+import { createGatewayClient } from "../../src/client/index.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
 
@@ -142,4 +151,163 @@ describe("import graph", () => {
         expect(allowed[other] ?? [], `${other} ↔ ${folder}`).not.toContain(folder);
     }
   });
+
+  it("has no file cycle: no file imports one that imports it back, type-only and dynamic imports included", () => {
+    expect(fileCycles(srcEdges)).toEqual([]);
+  });
+
+  it("would name the files of a cycle", () => {
+    const planted: ImportEdge[] = [
+      { from: "src/a.ts", line: 3, target: "src/b.ts" },
+      { from: "src/b.ts", line: 7, target: "src/c.ts" },
+      { from: "src/c.ts", line: 1, target: "src/a.ts" },
+      { from: "src/c.ts", line: 2, target: "src/d.ts" },
+    ];
+    expect(fileCycles(planted)).toEqual(["src/a.ts:3 → src/b.ts:7 → src/c.ts:1 → src/a.ts"]);
+  });
+
+  it("loads client code on demand only behind src/client/on-demand/index.ts", () => {
+    const dynamic = sourceFiles(path.join("src", "client"))
+      .flatMap((file) => dynamicImportsOf(file).map((line) => `${file}:${line}`))
+      .filter((where) => !where.startsWith(path.join("src", "client", "on-demand", "index.ts")));
+    expect(dynamic).toEqual([]);
+  });
 });
+
+describe("the path of a client.chat call", () => {
+  it("crosses at most 6 files of src/, entry to fetch and back", async () => {
+    const crossed = await filesCrossedByChat();
+    console.log(
+      `A healthy client.chat (one OpenAI step, a recorder) crosses ${crossed.length} files:\n${crossed
+        .map(({ file, functions }) => `  ${file}  ${[...new Set(functions)].join(", ")}`)
+        .join("\n")}`,
+    );
+    expect(crossed.map(({ file }) => file)).toContain("src/client/call.ts");
+    expect(crossed.length).toBeLessThanOrEqual(6);
+  });
+});
+
+/** Each file cycle of `edges`, as `file:line → file:line → … → first file`, once per cycle found. */
+function fileCycles(edges: readonly ImportEdge[]): string[] {
+  const graph = new Map<string, ImportEdge[]>();
+  for (const edge of edges) graph.set(edge.from, [...(graph.get(edge.from) ?? []), edge]);
+  // Tarjan's strongly connected components: each component of more than one file holds a cycle.
+  const index = new Map<string, number>();
+  const low = new Map<string, number>();
+  const stack: string[] = [];
+  const components: string[][] = [];
+  const connect = (file: string) => {
+    index.set(file, index.size);
+    low.set(file, index.get(file)!);
+    stack.push(file);
+    for (const { target } of graph.get(file) ?? []) {
+      if (!index.has(target)) {
+        connect(target);
+        low.set(file, Math.min(low.get(file)!, low.get(target)!));
+      } else if (stack.includes(target)) {
+        low.set(file, Math.min(low.get(file)!, index.get(target)!));
+      }
+    }
+    if (low.get(file) === index.get(file)) {
+      const component = stack.splice(stack.indexOf(file));
+      if (component.length > 1 || graph.get(file)?.some((edge) => edge.target === file)) {
+        components.push(component);
+      }
+    }
+  };
+  for (const file of graph.keys()) if (!index.has(file)) connect(file);
+  // One shortest cycle through each component's first file, with the line of each import.
+  return components.map((component) => {
+    const [start] = [...component].sort();
+    const inside = new Set(component);
+    const trail = new Map<string, ImportEdge>();
+    const queue = [start!];
+    while (queue.length > 0) {
+      const file = queue.shift()!;
+      const back = graph.get(file)?.find((edge) => edge.target === start);
+      if (back !== undefined) {
+        const hops = [back];
+        for (let at = file; at !== start; at = trail.get(at)!.from) hops.unshift(trail.get(at)!);
+        return `${hops.map((edge) => `${edge.from}:${edge.line}`).join(" → ")} → ${start}`;
+      }
+      for (const edge of graph.get(file) ?? []) {
+        if (inside.has(edge.target) && !trail.has(edge.target) && edge.target !== start) {
+          trail.set(edge.target, edge);
+          queue.push(edge.target);
+        }
+      }
+    }
+    return component.join(" ↔ ");
+  });
+}
+
+/** The lines of a file's dynamic `import()` calls (type-level `import("…")` types are not loads). */
+function dynamicImportsOf(file: string): number[] {
+  const source = ts.createSourceFile(
+    file,
+    readFileSync(path.join(root, file), "utf8"),
+    ts.ScriptTarget.Latest,
+  );
+  const lines: number[] = [];
+  const visit = (node: ts.Node) => {
+    if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      lines.push(source.getLineAndCharacterOfPosition(node.getStart(source)).line + 1);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return lines;
+}
+
+/**
+ * The files of `src/` whose functions run during one healthy `client.chat`, with those functions,
+ * by V8's precise coverage: a client with one OpenAI step and a recorder (an app's own), its
+ * `fetch` answering the recorded OpenAI body at once. A first call loads what loads on demand
+ * (the provider's format); the second is measured.
+ */
+async function filesCrossedByChat(): Promise<{ file: string; functions: string[] }[]> {
+  const body = readFileSync(
+    path.join(root, "test/__fixtures__/providers/openai/response.json"),
+    "utf8",
+  );
+  const events: unknown[] = [];
+  const client = createGatewayClient({
+    accountId: "0123456789abcdef0123456789abcdef",
+    gatewayId: "chat-prod",
+    routes: { default: [{ provider: "openai", model: "gpt-4o-mini" }] },
+    recorder: { record: (event) => void events.push(event) },
+    fetch: async () =>
+      new Response(body, {
+        headers: { "content-type": "application/json", "cf-aig-step": "0" },
+      }),
+  });
+  const chat = () => client.chat({ route: "default", messages: [{ role: "user", content: "Hi" }] });
+  await chat();
+  const session = new Session();
+  session.connect();
+  try {
+    await session.post("Profiler.enable");
+    await session.post("Profiler.startPreciseCoverage", { callCount: true, detailed: false });
+    await session.post("Profiler.takePreciseCoverage");
+    const answer = await chat();
+    const { result } = await session.post("Profiler.takePreciseCoverage");
+    expect(answer.served.index).toBe(0);
+    expect(events).toHaveLength(2);
+    const src = `${path.join(root, "src")}${path.sep}`;
+    return result
+      .filter(
+        (script) => script.url.startsWith("file:") && fileURLToPath(script.url).startsWith(src),
+      )
+      .map((script) => ({
+        file: path.relative(root, fileURLToPath(script.url)),
+        // The counts start at the second call: a module's top level ran before, when it loaded.
+        functions: script.functions
+          .filter((fn) => fn.ranges[0]!.count > 0)
+          .map((fn) => fn.functionName || "(anonymous)"),
+      }))
+      .filter(({ functions }) => functions.length > 0);
+  } finally {
+    await session.post("Profiler.stopPreciseCoverage");
+    session.disconnect();
+  }
+}
