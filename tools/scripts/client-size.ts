@@ -22,8 +22,7 @@
  * bundle is over the budget).
  */
 
-import { mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, mkdtemp, rm } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { gzipSync } from "node:zlib";
@@ -141,7 +140,10 @@ async function bundleOne(contents: string, resolveDir: string, keepNames: boolea
 export async function measureOneFile(
   consumers: readonly ClientConsumer[] = ["chat-and-stream"],
 ): Promise<OneFileReport[]> {
-  const built = await mkdtemp(path.join(tmpdir(), "stepwise-size-"));
+  // Inside the repository, so that the package's own dependencies resolve as in an app's project.
+  const cache = path.join(repositoryRoot, "node_modules", ".cache");
+  await mkdir(cache, { recursive: true });
+  const built = await mkdtemp(path.join(cache, "stepwise-client-size-"));
   try {
     await buildJavaScript(built);
     const fromPackage: EntryPath = (entry) => path.join(built, "client", `${entry}.js`);
