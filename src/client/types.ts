@@ -268,7 +268,7 @@ export interface ChatStream extends AsyncIterable<ChatDelta> {
 }
 
 /**
- * The client's view of a circuit breaker; `createCircuitBreaker` from `stepwise/client/breaker`
+ * The client's view of a circuit breaker; `createCircuitBreaker` from `stepwise-gateway/client/breaker`
  * makes one. A call asks it to order each attempt's steps and tells it what each step did.
  */
 export interface StepBreaker {
@@ -309,8 +309,8 @@ export interface SteeringNotes {
 /**
  * Orders the steps of each universal attempt before it is sent, after the breaker (health, then
  * limits):
- * `createProviderLimits` (`stepwise/client/limits`) skips steps at their quota,
- * `createHealthSteering` (`stepwise/client/health`) demotes unhealthy ones.
+ * `createProviderLimits` (`stepwise-gateway/client/limits`) skips steps at their quota,
+ * `createHealthSteering` (`stepwise-gateway/client/health`) demotes unhealthy ones.
  */
 export interface StepGuard {
   /**
@@ -324,7 +324,7 @@ export interface StepGuard {
 }
 
 /**
- * The client's provider limits (`createProviderLimits()` from `stepwise/client/limits`): a
+ * The client's provider limits (`createProviderLimits()` from `stepwise-gateway/client/limits`): a
  * {@link StepGuard} told of every answer whose step the client knows.
  */
 export interface StepLimits extends StepGuard {
