@@ -8,6 +8,7 @@ import type { AddressInfo } from "node:net";
 import { isKnownProvider, providerSlugs } from "../providers/index.ts";
 import { routeChains } from "../routes/index.ts";
 import { EmulatorError } from "./errors.ts";
+import { CreditBalance } from "./features/credits.ts";
 import { ResponseCache } from "./features/response-cache.ts";
 import { createIdGenerator } from "./ids.ts";
 import { type MockProviders, startMockProviders } from "./mocks/index.ts";
@@ -72,6 +73,12 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     ...(options.cacheMaxEntries ? { maxEntries: options.cacheMaxEntries } : {}),
     ...(options.cacheMaxBytes ? { maxBytes: options.cacheMaxBytes } : {}),
   });
+  const credits = new CreditBalance(options.credits ?? Number.POSITIVE_INFINITY);
+  if (Number.isNaN(credits.remaining) || credits.remaining < 0) {
+    throw new EmulatorError(
+      `credits must be a number of USD of at least 0 (Infinity for no limit), got ${options.credits}.`,
+    );
+  }
   const configKeys = config.byokKeys ?? {};
   const gateways = new GatewayStore(config.gateways, {
     generateId,
@@ -104,6 +111,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     upstreams,
     gateways,
     cache,
+    credits,
     defaultTimeoutMs: options.defaultTimeoutMs ?? defaultRequestTimeoutMs,
     failOn: options.failOn ?? "retryable",
     lenient: options.lenient ?? false,
@@ -135,13 +143,14 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     port,
     accountId: config.accountId,
     restUrl: `${url}/client/v4`,
+    aiUrl: `${url}/client/v4/accounts/${config.accountId}/ai/v1`,
     upstreams: Object.freeze(Object.fromEntries(upstreams.entries())),
     mocks,
     gatewayToken,
     gatewayUrl: (gatewayId) => `${url}/v1/${config.accountId}/${gatewayId}`,
     compatUrl: (gatewayId) => `${url}/v1/${config.accountId}/${gatewayId}/compat`,
     logs: (gatewayId) => gateways.get(gatewayId)?.logs.list() ?? [],
-    state: { gateways, cache },
+    state: { gateways, cache, credits },
     close() {
       closing ??= (async () => {
         for (const controller of inFlight) controller.abort();

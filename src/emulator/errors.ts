@@ -33,6 +33,12 @@ export const gatewayErrorCodes = {
   payloadTooLarge: 2012,
   /** 404/405: no such endpoint or method (emulator choice). */
   notFound: 2013,
+  /** 400: a third-party call without credentials where they are required (emulator choice). */
+  providerCredentialsRequired: 2014,
+  /** 503: the provider refused Cloudflare's credentials under Unified Billing (emulator choice). */
+  unifiedBillingRejected: 2015,
+  /** 402: no Unified Billing credits left (observed; also Guardrails' scanner credit error). */
+  insufficientCredits: 2021,
   /** 500: a bug in the emulator; never expected (emulator choice). */
   internal: 2099,
   /** 429: a spend limit rule is over budget. */
@@ -94,6 +100,8 @@ export const restErrorCodes = {
   invalidIdentifier: 7003,
   /** Missing `Authorization` header (Cloudflare: 9106). */
   missingAuth: 9106,
+  /** An API token that does not authenticate (Cloudflare: 10000, "Authentication error"). */
+  authenticationError: 10000,
   /** Invalid request body or query. */
   invalidRequest: 7001,
   /** The object exists already. */

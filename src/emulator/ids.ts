@@ -1,58 +1,74 @@
 /**
  * @module
- * ULID-style ids, as Cloudflare uses for log ids (`01JADMCQQQBWH3NXZ5GCRN98DP`): 26 Crockford
- * base-32 characters, 10 for the millisecond time and 16 random, so ids sort by creation time.
- * The random part comes from a pool of cryptographic random bytes refilled 256 ids at a time
- * (one `randomFillSync` per 4 KiB instead of one `randomBytes` call per id).
+ * Ids as Cloudflare issues them. New log and request ids are lowercase UUIDv7
+ * (`019a7b3e-5f2c-7c41-9d3e-2b8f6a1c4e07`: 48 bits of millisecond time, version 7, 74 random bits,
+ * RFC 9562's variant), so they sort by creation time (changelog 2026-10-08). Older logs carried
+ * 26-character ULIDs (`01JADMCQQQBWH3NXZ5GCRN98DP`); `createUlid` still makes those, for tools
+ * that replay old records. Both are opaque to callers.
+ *
+ * The random part comes from a pool of cryptographic random bytes refilled 256 ids at a time (one
+ * `randomFillSync` per 4 KiB instead of one `randomBytes` call per id).
  */
 import { randomFillSync } from "node:crypto";
 
-const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
 const randomLength = 16;
+const pool = Buffer.alloc(randomLength * 256);
+let poolOffset = pool.length;
+
+/** The next 16 random bytes of the pool (a view, valid until the next call). */
+function pooledRandom(): { readonly bytes: Uint8Array; readonly start: number } {
+  if (poolOffset + randomLength > pool.length) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const start = poolOffset;
+  poolOffset += randomLength;
+  return { bytes: pool, start };
+}
+
+const hex = Array.from({ length: 256 }, (_, byte) => byte.toString(16).padStart(2, "0"));
 
 /**
- * A new 26-character ULID for `time` (epoch ms); `random` gives the 16 random bytes (the pool's
- * by default).
+ * A new lowercase UUIDv7 for `time` (epoch ms); `random` gives its random bytes (the pool's by
+ * default; only the first 10 are used).
+ * @example createUuidV7(Date.now()) // "019a7b3e-5f2c-7c41-9d3e-2b8f6a1c4e07"
+ */
+export function createUuidV7(time: number, random?: Uint8Array): string {
+  const { bytes, start } = random === undefined ? pooledRandom() : { bytes: random, start: 0 };
+  const millis = Math.max(0, Math.min(Math.floor(time), 2 ** 48 - 1));
+  // 48 bits of time, written as 12 hex digits (numbers are exact up to 2^53).
+  const timeHex = millis.toString(16).padStart(12, "0");
+  const versioned = 0x70 | (bytes[start]! & 0x0f);
+  const variant = 0x80 | (bytes[start + 2]! & 0x3f);
+  return (
+    `${timeHex.slice(0, 8)}-${timeHex.slice(8)}-` +
+    `${hex[versioned]}${hex[bytes[start + 1]!]}-` +
+    `${hex[variant]}${hex[bytes[start + 3]!]}-` +
+    `${hex[bytes[start + 4]!]}${hex[bytes[start + 5]!]}${hex[bytes[start + 6]!]}` +
+    `${hex[bytes[start + 7]!]}${hex[bytes[start + 8]!]}${hex[bytes[start + 9]!]}`
+  );
+}
+
+/** An id generator bound to a clock: the emulator's default `generateId` (UUIDv7). */
+export function createIdGenerator(now: () => number): () => string {
+  return () => createUuidV7(now());
+}
+
+const alphabet = "0123456789ABCDEFGHJKMNPQRSTVWXYZ";
+
+/**
+ * A 26-character ULID for `time` (epoch ms), the format of log ids before UUIDv7; `random` gives
+ * the 16 random bytes (the pool's by default).
  * @example createUlid(Date.now()) // "01JADMCQQQBWH3NXZ5GCRN98DP"
  */
 export function createUlid(time: number, random?: Uint8Array): string {
-  let bytes: Uint8Array = pool;
-  let start = 0;
-  if (random === undefined) {
-    if (poolOffset + randomLength > pool.length) {
-      randomFillSync(pool);
-      poolOffset = 0;
-    }
-    start = poolOffset;
-    poolOffset += randomLength;
-  } else bytes = random;
-  let randomPart = "";
-  for (let index = 0; index < randomLength; index++) {
-    randomPart += alphabet[bytes[start + index]! % 32];
-  }
-  return timePart(time) + randomPart;
-}
-
-/** An id generator bound to a clock: the emulator's default `generateId`. */
-export function createIdGenerator(now: () => number): () => string {
-  return () => createUlid(now());
-}
-
-const pool = Buffer.alloc(randomLength * 256);
-let poolOffset = pool.length;
-let lastTime = Number.NaN;
-let lastTimePart = "";
-
-/** The 10 time characters; ids made in the same millisecond share them. */
-function timePart(time: number): string {
-  if (time === lastTime) return lastTimePart;
+  const { bytes, start } = random === undefined ? pooledRandom() : { bytes: random, start: 0 };
   let text = "";
   let remaining = Math.max(0, Math.floor(time));
   for (let index = 0; index < 10; index++) {
     text = alphabet[remaining % 32] + text;
     remaining = Math.floor(remaining / 32);
   }
-  lastTime = time;
-  lastTimePart = text;
+  for (let index = 0; index < randomLength; index++) text += alphabet[bytes[start + index]! % 32];
   return text;
 }

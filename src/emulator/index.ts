@@ -22,7 +22,7 @@ export {
   restErrorCodes,
 } from "./errors.ts";
 export type { GatewayLogRecord, LogStrategy } from "./features/log-store.ts";
-export { createUlid } from "./ids.ts";
+export { createUlid, createUuidV7 } from "./ids.ts";
 export {
   defaultGatewayToken,
   defaultRequestTimeoutMs,

@@ -3,6 +3,7 @@
  * The options of `startEmulator` and the handle it returns.
  */
 import type { StepwiseConfig } from "../config/index.ts";
+import type { CreditBalance } from "./features/credits.ts";
 import type { GatewayLogRecord } from "./features/log-store.ts";
 import type { ResponseCache } from "./features/response-cache.ts";
 import type { FaultSchedule, MockProviders } from "./mocks/index.ts";
@@ -15,6 +16,17 @@ export const defaultGatewayToken = "stepwise-dev-token";
 export function placeholderByokKey(provider: string): string {
   return `stepwise-dev-byok-${provider}`;
 }
+
+/**
+ * The key the emulator sends for Unified Billing, standing for Cloudflare's own provider key.
+ * The started mock providers accept it (unless they were started with `mockKeys`).
+ */
+export function unifiedBillingKey(provider: string): string {
+  return `stepwise-unified-billing-${provider}`;
+}
+
+/** The key the REST API sends Workers AI for the account (Workers AI bills the account). */
+export const workersAiAccountKey = "stepwise-workers-ai-account";
 
 /**
  * Log records kept per gateway when `logCapacity` is not given (`stepwise dev --log-capacity`):
@@ -67,7 +79,7 @@ export interface EmulatorOptions {
   readonly now?: () => number;
   /** Delay used between retries (backoff); tests pass a fake that advances their clock. */
   readonly sleep?: (ms: number) => Promise<void>;
-  /** Id generator for log/request/route ids; ULIDs by the clock by default. */
+  /** Id generator for log/request/route ids; lowercase UUIDv7 by the clock by default. */
   readonly generateId?: () => string;
   /** Randomness in [0, 1) for percentage splits; `Math.random` by default. */
   readonly random?: () => number;
@@ -91,6 +103,12 @@ export interface EmulatorOptions {
   /** Cache bounds; default 1000 entries and 64 MiB. */
   readonly cacheMaxEntries?: number;
   readonly cacheMaxBytes?: number;
+  /**
+   * The account's Unified Billing credits in USD, spent by calls the gateway pays with
+   * Cloudflare's key (no key on the request or stored); past zero such calls get 402 (code 2021).
+   * Default: `Infinity` (never runs out).
+   */
+  readonly credits?: number;
   /** Receives unexpected errors (bugs); `console.error` by default. */
   readonly onError?: (error: unknown) => void;
 }
@@ -115,8 +133,14 @@ export interface Emulator {
   compatUrl(gatewayId: string): string;
   /** A gateway's log records, oldest first (empty for an unknown gateway). */
   logs(gatewayId: string): GatewayLogRecord[];
+  /** `{url}/client/v4/accounts/{account}/ai/v1`: the OpenAI and Anthropic SDKs' `baseURL` for the REST API. */
+  readonly aiUrl: string;
   /** Live state, for tests and tools. */
-  readonly state: { readonly gateways: GatewayStore; readonly cache: ResponseCache };
+  readonly state: {
+    readonly gateways: GatewayStore;
+    readonly cache: ResponseCache;
+    readonly credits: CreditBalance;
+  };
   /** Stops the server, aborts in-flight upstream requests and stops the mocks it started. */
   close(): Promise<void>;
 }

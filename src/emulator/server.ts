@@ -8,6 +8,13 @@
 import type { IncomingMessage, RequestListener, ServerResponse } from "node:http";
 import { handleCompat } from "./endpoints/compat.ts";
 import { handleProviderNative } from "./endpoints/provider-native.ts";
+import {
+  chatCompletionsEndpoint,
+  handleRestChat,
+  messagesEndpoint,
+  responsesEndpoint,
+} from "./endpoints/rest-chat.ts";
+import { handleRestRun, handleRestRunModel } from "./endpoints/rest-run.ts";
 import { handleUniversal } from "./endpoints/universal.ts";
 import {
   GatewayRequestError,
@@ -21,6 +28,29 @@ import { requestPath, requestUrl } from "./http/request-path.ts";
 import { Router } from "./http/router.ts";
 import { handleRest } from "./rest/index.ts";
 import type { EmulatorServices } from "./services.ts";
+
+type RestAiHandler = (
+  services: EmulatorServices,
+  request: IncomingMessage,
+  response: ServerResponse,
+  params: { account: string; model: string },
+) => Promise<void>;
+
+const ai = "/client/v4/accounts/:account/ai";
+
+/** The REST API's model endpoints (changelog 2026-05-21); the rest of `/client/v4/` is `rest/`. */
+const restAiRouter = new Router<RestAiHandler>()
+  .add("POST", `${ai}/run`, handleRestRun)
+  .add("POST", `${ai}/run/*model`, handleRestRunModel)
+  .add("POST", `${ai}/v1/chat/completions`, (services, request, response, params) =>
+    handleRestChat(services, request, response, params, chatCompletionsEndpoint),
+  )
+  .add("POST", `${ai}/v1/responses`, (services, request, response, params) =>
+    handleRestChat(services, request, response, params, responsesEndpoint),
+  )
+  .add("POST", `${ai}/v1/messages`, (services, request, response, params) =>
+    handleRestChat(services, request, response, params, messagesEndpoint),
+  );
 
 type GatewayHandler = (
   services: EmulatorServices,
@@ -51,6 +81,19 @@ async function handle(
   const target = request.url ?? "/";
   const path = requestPath(target);
   if (path.startsWith("/client/v4/")) {
+    const found = restAiRouter.lookup(request.method ?? "GET", path);
+    if (found.kind === "match") {
+      const { account = "", model = "" } = found.match.params;
+      await found.match.handler(services, request, response, { account, model });
+      return;
+    }
+    if (found.kind === "method-not-allowed") {
+      throw new GatewayRequestError(
+        405,
+        gatewayErrorCodes.notFound,
+        `Method ${request.method} not allowed here; use ${found.allowed.join(", ")}.`,
+      );
+    }
     await handleRest(services, request, response, requestUrl(target));
     return;
   }

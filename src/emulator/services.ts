@@ -6,6 +6,7 @@
  */
 import type { StepwiseConfig } from "../config/index.ts";
 import type { PriceTable } from "../providers/index.ts";
+import type { CreditBalance } from "./features/credits.ts";
 import type { ResponseCache } from "./features/response-cache.ts";
 import type { GatewayStore } from "./state/gateway-store.ts";
 import type { UpstreamTransport } from "./transport/attempt.ts";
@@ -26,6 +27,8 @@ export interface EmulatorServices {
   readonly upstreams: UpstreamRegistry;
   readonly gateways: GatewayStore;
   readonly cache: ResponseCache;
+  /** The account's Unified Billing credits. */
+  readonly credits: CreditBalance;
   /** Time to first byte when nothing sets a request timeout, in ms. */
   readonly defaultTimeoutMs: number;
   /** Every in-flight request's controller; the emulator aborts them all when it closes. */

@@ -32,6 +32,7 @@ interface DevOptions extends ConfigSourceOptions {
   seed?: string;
   json?: boolean;
   logCapacity?: string;
+  credits?: string;
 }
 
 /** A bad `dev` flag, with what to write instead. Code `dev_invalid_option`. */
@@ -69,17 +70,24 @@ export function devCommand(dependencies: DevDependencies = {}): Command {
       "--log-capacity <n>",
       `log records kept per gateway, the oldest dropped past it (default ${defaultLogCapacity})`,
     )
+    .option(
+      "--credits <usd>",
+      "Unified Billing credits in USD for calls sent without a provider key (default: unlimited)",
+    )
     .addHelpText(
       "after",
       [
         "",
         "Authenticated gateways expect cf-aig-authorization: Bearer <token>; the token is",
         `$STEPWISE_GATEWAY_TOKEN, else the config's plain gatewayToken, else "${defaultGatewayToken}".`,
+        "The REST API (/client/v4/accounts/<account>/ai/...) takes the same token as",
+        "Authorization: Bearer <token>; the gateway comes from cf-aig-gateway-id, else default.",
         "",
         "Examples:",
         "  stepwise dev",
         "  stepwise dev --port 0 --fault-rule anthropic=overloaded --fault-rule openai:gpt-4o-mini=stream-cut",
         "  stepwise dev --upstream openai=http://127.0.0.1:9101 --fault-file outage.yaml",
+        "  stepwise dev --credits 5",
         exitCodesHelp("the config is invalid"),
       ].join("\n"),
     )
@@ -91,6 +99,7 @@ export function devCommand(dependencies: DevDependencies = {}): Command {
       const upstreams = readUpstreams(options.upstream ?? []);
       const faults = await readFaults(options);
       const logCapacity = readLogCapacity(options.logCapacity);
+      const credits = readCredits(options.credits);
       const gatewayToken = env.STEPWISE_GATEWAY_TOKEN || undefined;
       // The emulator loads when the command runs, not when `stepwise --help` starts.
       const start = dependencies.start ?? (await import("../../emulator/index.ts")).startEmulator;
@@ -101,6 +110,7 @@ export function devCommand(dependencies: DevDependencies = {}): Command {
         ...(faults ? { faults } : {}),
         ...(gatewayToken ? { gatewayToken } : {}),
         ...(logCapacity === undefined ? {} : { logCapacity }),
+        ...(credits === undefined ? {} : { credits }),
       });
       // Listen for Ctrl-C before printing the URLs: whoever reads them may stop us at once.
       const untilStopped = dependencies.untilStopped ?? waitForSignal;
@@ -136,6 +146,17 @@ function readLogCapacity(text: string | undefined): number | undefined {
     );
   }
   return capacity;
+}
+
+function readCredits(text: string | undefined): number | undefined {
+  if (text === undefined) return undefined;
+  const credits = /^\d+(\.\d+)?$/.test(text) ? Number(text) : Number.NaN;
+  if (!Number.isFinite(credits)) {
+    throw new DevOptionError(
+      `--credits must be an amount of USD of at least 0, e.g. --credits 5 or --credits 0.5; got "${text}".`,
+    );
+  }
+  return credits;
 }
 
 function readUpstreams(flags: readonly string[]): Record<string, string> {
@@ -174,6 +195,7 @@ export function describe(emulator: Emulator) {
   return {
     url: emulator.url,
     rest: emulator.restUrl,
+    ai: emulator.aiUrl,
     gatewayBase: `${emulator.url}/v1/${emulator.accountId}`,
     gateways: Object.fromEntries(
       emulator.state.gateways.list().map((gateway) => [
@@ -203,6 +225,7 @@ function summary(
     "",
     `  gateway base  ${urls.gatewayBase}`,
     `  REST API      ${urls.rest}  ${pc.dim("(cloudflare SDK baseURL)")}`,
+    `  AI REST API   ${urls.ai}  ${pc.dim("(OpenAI and Anthropic SDK baseURL, token as apiKey)")}`,
   ];
   for (const [id, gateway] of Object.entries(urls.gateways)) {
     lines.push(

@@ -1,23 +1,32 @@
 /**
  * @module
- * A compat (OpenAI-shaped) request aimed at one provider and model: the provider's own body,
- * endpoint and key, and the conversions of its answer back to OpenAI's shape. A 2xx whose body is
- * not an answer counts as a failed attempt (so a fallback, if any, is tried), since nothing has
- * been sent to the client yet. Used by the compat endpoint, by universal steps with
- * `provider: "compat"` and by dynamic routes' model elements.
+ * A client's chat request (OpenAI-shaped by default, or another client format) aimed at one
+ * provider and model: the provider's own body, endpoint and key, and the conversions of its
+ * answer back to the client's shape (none when the provider speaks it). A 2xx whose body is not
+ * an answer counts as a failed attempt (so a fallback, if any, is tried), since nothing has been
+ * sent to the client yet. On the REST API a provider refusing the key is answered as Cloudflare
+ * does (see `step/credentials.ts`). Used by the compat endpoint, universal steps with
+ * `provider: "compat"`, dynamic routes' model elements and the REST API's SDK-shaped endpoints.
  */
 import { getProvider, isKnownProvider } from "../../providers/index.ts";
 import { GatewayRequestError } from "../errors.ts";
+import type { ClientFormat } from "../formats/client-format.ts";
 import type { Directives } from "../request/directives.ts";
 import type { GatewayCall } from "../request/gateway-call.ts";
 import { cachePolicyFor } from "../step/cache-policy.ts";
-import { applyCredential, credentialHeaderNames } from "../step/credentials.ts";
+import {
+  applyCredential,
+  type CredentialSource,
+  credentialHeaderNames,
+  restCredentialRefusal,
+} from "../step/credentials.ts";
 import { stepRetryPolicy } from "../step/retry.ts";
+import { isCredentialStatus } from "../step/step-runner.ts";
 import type { ResponseUsage, StepTarget } from "../step/step-target.ts";
-import type { UpstreamResponse } from "../transport/attempt.ts";
+import { jsonUpstreamResponse } from "../transport/attempt.ts";
 import { forwardedHeaders } from "../transport/upstreams.ts";
-import { type CompatRequest, toOpenAiCompletion, toOpenAiError } from "./openai-shape.ts";
-import { createOpenAiStreamConverter } from "./openai-stream.ts";
+import type { CompatRequest } from "./openai-shape.ts";
+import { openAiChatFormat } from "./compat-format.ts";
 
 /** Where a compat target's settings and key come from. */
 export interface CompatTargetOptions {
@@ -34,6 +43,8 @@ export interface CompatTargetOptions {
   /** A dynamic route's model element settings, which beat the directives. */
   readonly timeoutMs?: number;
   readonly maxAttempts?: number;
+  /** The shape the client speaks; OpenAI chat completions by default. */
+  readonly format?: ClientFormat;
 }
 
 /** Builds the target for `provider/model`. @throws GatewayRequestError 400 for an unknown provider. */
@@ -51,13 +62,12 @@ export function buildCompatTarget(
   }
   const { services, gateway } = call;
   const adapter = getProvider(provider);
+  const format = options.format ?? openAiChatFormat;
+  const passThrough = adapter.format === format.passThrough;
   const endpoint = adapter.endpoint(model, compat.chat);
-  const bodyJson =
-    adapter.format === "openai"
-      ? { ...compat.raw, model }
-      : adapter.requestBody(model, compat.chat);
+  const bodyJson = passThrough ? { ...compat.raw, model } : adapter.requestBody(model, compat.chat);
   const body = Buffer.from(JSON.stringify(bodyJson));
-  const headers = upstreamHeaders(call, provider, options);
+  const { headers, credential } = upstreamHeaders(call, provider, options);
   const { directives } = options;
   const cache = cachePolicyFor(call, directives, {
     provider: `compat/${provider}`,
@@ -73,12 +83,13 @@ export function buildCompatTarget(
     model,
     endpoint,
     request: { url: services.upstreams.url(provider, endpoint), method: "POST", headers, body },
+    credential,
     streaming,
     timeoutMs: options.timeoutMs ?? directives.requestTimeoutMs ?? services.defaultTimeoutMs,
     retry: stepRetryPolicy({ maxAttempts: options.maxAttempts }, directives, gateway.settings),
     ...(cache ? { cache } : {}),
-    ...(streaming && adapter.format !== "openai"
-      ? { streamConverter: createOpenAiStreamConverter(model, id(), created()) }
+    ...(streaming && !passThrough
+      ? { streamConverter: format.stream(model, id(), created()) }
       : {}),
     checkBuffered(response) {
       let completion: Record<string, unknown>;
@@ -87,22 +98,28 @@ export function buildCompatTarget(
         const result = adapter.parseResponse(response.body.bytes.toString("utf8"), model);
         // The answer is parsed once: delivery logs these tokens instead of parsing it again.
         usage = { tokensIn: result.usage.tokensIn, tokensOut: result.usage.tokensOut };
-        if (adapter.format === "openai") return { ok: true, response, usage };
-        completion = toOpenAiCompletion(result, model, id(), created());
+        if (passThrough) return { ok: true, response, usage };
+        completion = format.answer(result, model, id(), created());
       } catch (error) {
         const message = `${adapter.displayName} answered ${response.status} without a usable answer: ${error instanceof Error ? error.message : String(error)}`;
         return {
           ok: false,
           reason: "invalid_response",
-          response: jsonResponse(502, toOpenAiError("invalid_response", message)),
+          response: jsonUpstreamResponse(502, format.error("invalid_response", message, 502)),
         };
       }
-      return { ok: true, response: jsonResponse(response.status, completion), usage };
+      return { ok: true, response: jsonUpstreamResponse(response.status, completion), usage };
     },
     toClientError(response) {
-      if (adapter.format === "openai" || response.body.kind !== "buffered") return response;
+      if (call.surface === "rest" && isCredentialStatus(response.status)) {
+        return restCredentialRefusal(response, credential);
+      }
+      if (passThrough || response.body.kind !== "buffered") return response;
       const info = adapter.parseError(response.status, response.body.bytes.toString("utf8"));
-      return jsonResponse(response.status, toOpenAiError(info.type, info.message));
+      return jsonUpstreamResponse(
+        response.status,
+        format.error(info.type, info.message, response.status),
+      );
     },
   };
 }
@@ -116,7 +133,7 @@ function upstreamHeaders(
   call: GatewayCall,
   provider: string,
   options: CompatTargetOptions,
-): Record<string, string> {
+): { headers: Record<string, string>; credential: CredentialSource } {
   const adapter = getProvider(provider);
   const credentialNames = new Set([...credentialHeaderNames(provider), "authorization"]);
   const headers = forwardedHeaders(
@@ -134,21 +151,7 @@ function upstreamHeaders(
       headers[name.toLowerCase()] = value;
     }
   }
-  applyCredential(call, headers, provider, options.directives.byokAlias);
+  const credential = applyCredential(call, headers, provider, options.directives.byokAlias);
   headers["content-type"] = "application/json";
-  return headers;
-}
-
-function jsonResponse(
-  status: number,
-  body: unknown,
-): UpstreamResponse & {
-  body: { kind: "buffered"; bytes: Buffer };
-} {
-  return {
-    kind: "response",
-    status,
-    headers: [["content-type", "application/json"]],
-    body: { kind: "buffered", bytes: Buffer.from(JSON.stringify(body)) },
-  };
+  return { headers, credential };
 }

@@ -6,15 +6,9 @@
  */
 import type { ChatMessage, ChatRequest, ChatResult, FinishReason } from "../../providers/index.ts";
 import { GatewayRequestError } from "../errors.ts";
+import type { CompatRequest } from "../formats/client-format.ts";
 
-/** A parsed compat request. */
-export interface CompatRequest {
-  /** `provider/model` or `dynamic/route`. */
-  readonly model: string;
-  readonly chat: ChatRequest;
-  /** The body as sent, for OpenAI-format providers that take it unchanged. */
-  readonly raw: Readonly<Record<string, unknown>>;
-}
+export type { CompatRequest } from "../formats/client-format.ts";
 
 export type CompatModel =
   | { readonly kind: "dynamic"; readonly route: string }

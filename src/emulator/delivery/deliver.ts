@@ -58,8 +58,11 @@ export function responseHeaderList(
     call.requestId,
     "cf-aig-cache-status",
     cacheStatus,
+    // The caller's own event id comes back; otherwise the request id (changelog 2026-10-08: a
+    // request answered in one step carries one value in all three headers).
+    "cf-aig-event-id",
+    call.directives.eventId ?? call.requestId,
   );
-  if (call.directives.eventId !== undefined) list.push("cf-aig-event-id", call.directives.eventId);
   return list;
 }
 

@@ -5,11 +5,20 @@
  */
 import type { GatewayLogRecord } from "../features/log-store.ts";
 import type { GatewayCall } from "../request/gateway-call.ts";
+import type { CredentialSource } from "../step/credentials.ts";
 import type { ResponseUsage } from "../step/step-target.ts";
 import { costOf } from "./usage.ts";
 
-/** The endpoint family, logged as `request_type`. */
-export type RequestType = "universal" | "provider" | "compat" | "dynamic";
+/** The endpoint family, logged as `request_type` (the `ai-*` ones are the REST API's). */
+export type RequestType =
+  | "universal"
+  | "provider"
+  | "compat"
+  | "dynamic"
+  | "ai-run"
+  | "ai-chat-completions"
+  | "ai-responses"
+  | "ai-messages";
 
 /** Which step produced a response, for headers and logs. */
 export interface ServingStep {
@@ -23,6 +32,8 @@ export interface ServingStep {
   readonly requestContentType?: string;
   /** The request as the client sent it for this step (a universal step's `query`), for the log. */
   readonly requestBody?: Buffer;
+  /** Where the provider key came from; Unified Billing calls are logged `wholesale`. */
+  readonly credential?: CredentialSource | undefined;
 }
 
 /** What one logged step came to. */
@@ -61,6 +72,7 @@ export function recordStep(
     ? 0
     : costOf(services.prices, serving.provider, serving.model, record.usage, directives.customCost);
   if (!record.cached && cost !== undefined && cost > 0) {
+    if (serving.credential === "unified-billing") services.credits.spend(cost);
     const spendLimits = gateway.settings.spend_limits;
     if (spendLimits?.enabled) {
       gateway.spend.record(
@@ -109,7 +121,10 @@ function writeLog(
   if (directives.metadata) log.metadata = JSON.stringify(directives.metadata);
   if (serving.requestContentType) log.request_content_type = serving.requestContentType;
   if (record.responseContentType) log.response_content_type = record.responseContentType;
-  if (directives.eventId !== undefined) log.event_id = directives.eventId;
+  log.event_id = directives.eventId ?? call.requestId;
+  if (serving.credential === "unified-billing") log.wholesale = true;
+  const userAgent = call.request.headers["user-agent"];
+  if (userAgent !== undefined) log.user_agent = userAgent;
   if (record.error !== undefined) log.error = record.error;
   const bodies = gateway.logs.bodies;
   const request =

@@ -22,6 +22,7 @@ import type { ServingStep } from "../delivery/log-writer.ts";
 import { serveAnswer, serveFailure } from "../delivery/serve-outcome.ts";
 import { GatewayRequestError, gatewayErrorCodes } from "../errors.ts";
 import { rawHeaderPairs } from "../http/io.ts";
+import type { ClientFormat } from "../formats/client-format.ts";
 import type { Directives } from "../request/directives.ts";
 import type { GatewayCall } from "../request/gateway-call.ts";
 import { activeVersion } from "../state/route-store.ts";
@@ -52,6 +53,8 @@ export interface RunRouteOptions {
   readonly step?: number;
   /** No later universal step follows: the final model's last attempt has no timeout. */
   readonly last: boolean;
+  /** The shape the client speaks (REST `/ai/v1/messages`); OpenAI chat completions by default. */
+  readonly format?: ClientFormat;
 }
 
 /** Runs a route for the compat endpoint and answers the client, answer or failure. */
@@ -210,9 +213,13 @@ async function runModel(
     credentials: call.services.lenient ? "caller-or-stored" : "stored-only",
     ...(timeout > 0 ? { timeoutMs: timeout } : {}),
     ...(retries >= 0 ? { maxAttempts: Math.min(5, retries + 1) } : {}),
+    ...(options.format ? { format: options.format } : {}),
   });
   const outcome = await runStep(call, target, { last: options.last });
-  const servingStep = serving(target.endpoint, target.request.body?.length ?? 0);
+  const servingStep: ServingStep = {
+    ...serving(target.endpoint, target.request.body?.length ?? 0),
+    credential: target.credential,
+  };
   if (outcome.kind !== "failed") {
     const delivered = await serveAnswer(call, target, servingStep, outcome);
     return { kind: "served", cost: delivered.cost };

@@ -49,6 +49,7 @@ export async function handleCompat(
     model: model.model,
     endpoint: target.endpoint,
     requestType: "compat",
+    credential: target.credential,
     requestBytes: body.length,
     requestBody: body,
     requestContentType: "application/json",

@@ -36,7 +36,7 @@ export async function handleProviderNative(
   const parsedBody = json.ok ? json.value : undefined;
   const directives = call.directives;
   const headers = forwardedHeaders(rawHeaderPairs(request.rawHeaders));
-  applyCredential(call, headers, params.provider, directives.byokAlias);
+  const credential = applyCredential(call, headers, params.provider, directives.byokAlias);
   const logPath = normaliseEndpoint(params.provider, endpoint);
   const cache = cachePolicyFor(call, directives, {
     provider: params.provider,
@@ -49,6 +49,7 @@ export async function handleProviderNative(
     model: modelOf(params.provider, logPath, parsedBody),
     endpoint: logPath,
     request: { url, method, headers, body },
+    credential,
     streaming: asksForStream(logPath, parsedBody),
     timeoutMs: directives.requestTimeoutMs ?? services.defaultTimeoutMs,
     // No step of its own: the request's headers, then the gateway's settings.
@@ -62,6 +63,7 @@ export async function handleProviderNative(
     model: target.model,
     endpoint: target.endpoint,
     requestType: "provider",
+    credential: target.credential,
     requestBytes: body?.length ?? 0,
     ...(body ? { requestBody: body } : {}),
     ...(contentType ? { requestContentType: contentType } : {}),

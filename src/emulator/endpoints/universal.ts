@@ -94,6 +94,7 @@ export async function handleUniversal(
       model: target.model,
       endpoint: target.endpoint,
       requestType: "universal",
+      credential: target.credential,
       requestBytes: target.request.body?.length ?? 0,
       ...(target.request.body ? { requestBody: target.request.body } : {}),
       ...(contentType ? { requestContentType: contentType } : {}),
@@ -156,7 +157,7 @@ function buildTarget(
   const body = Buffer.from(queryText ?? JSON.stringify(step.query));
   const headers = forwardedHeaders(Object.entries(step.headers));
   headers["content-type"] ??= "application/json";
-  applyCredential(call, headers, step.provider, directives.byokAlias);
+  const credential = applyCredential(call, headers, step.provider, directives.byokAlias);
   const request: UpstreamRequest = { url, method: "POST", headers, body };
   const cache = cachePolicyFor(call, directives, {
     provider: step.provider,
@@ -169,6 +170,7 @@ function buildTarget(
     model: modelOf(step.provider, endpoint, step.query),
     endpoint,
     request,
+    credential,
     streaming: asksForStream(endpoint, step.query),
     timeoutMs:
       step.config?.requestTimeout ?? directives.requestTimeoutMs ?? services.defaultTimeoutMs,

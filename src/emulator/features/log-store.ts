@@ -10,7 +10,7 @@ import { type LogBodyLimits, LogBodyStore } from "./log-bodies.ts";
 
 /** A log record, with the fields of Cloudflare's `LogListResponse` (snake_case, as on the wire). */
 export interface GatewayLogRecord {
-  /** ULID, equal to the response's `cf-aig-log-id`. */
+  /** Lowercase UUIDv7 (opaque), equal to the response's `cf-aig-log-id`. */
   readonly id: string;
   readonly created_at: string;
   readonly provider: string;
@@ -37,7 +37,12 @@ export interface GatewayLogRecord {
   readonly step: number;
   readonly request_size: number;
   readonly response_size: number;
+  /** The caller's `cf-aig-event-id`, else the request id. */
   readonly event_id?: string;
+  /** The client's `User-Agent`, when it sent one (changelog 2026-06-12). */
+  readonly user_agent?: string;
+  /** The provider was called with Cloudflare's credentials (Unified Billing). */
+  readonly wholesale?: boolean;
   /** `cf-aig-request-id`: shared by every record of one gateway request. */
   readonly request_id: string;
   readonly gateway_id: string;

@@ -34,6 +34,10 @@ export interface Directives {
   byokAlias?: string;
   /** `cf-aig-collect-log-payload: false` logs the request without its bodies. */
   collectLogPayload?: boolean;
+  /** `cf-aig-no-wholesale: true`: no Unified Billing for this request; credentials required. */
+  noWholesale?: boolean;
+  /** `cf-aig-zdr`: Zero Data Retention for a Unified Billing request (accepted, no local effect). */
+  zdr?: boolean;
 }
 
 /** Reads a header by lowercase name. */
@@ -81,6 +85,10 @@ export function readDirectives(header: HeaderGetter, where = "request"): Directi
   if (collectLog !== undefined) directives.collectLog = collectLog;
   const collectLogPayload = readBoolean(header, where, "cf-aig-collect-log-payload");
   if (collectLogPayload !== undefined) directives.collectLogPayload = collectLogPayload;
+  const noWholesale = readBoolean(header, where, "cf-aig-no-wholesale");
+  if (noWholesale !== undefined) directives.noWholesale = noWholesale;
+  const zdr = readBoolean(header, where, "cf-aig-zdr");
+  if (zdr !== undefined) directives.zdr = zdr;
   const byokAlias = header("cf-aig-byok-alias");
   if (byokAlias !== undefined) {
     if (!/^[A-Za-z0-9_-]{1,64}$/.test(byokAlias.trim())) {

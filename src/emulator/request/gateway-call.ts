@@ -13,8 +13,15 @@ import type { EmulatorServices } from "../services.ts";
 import type { GatewayState } from "../state/gateway-store.ts";
 import { type Directives, readDirectives } from "./directives.ts";
 
+/**
+ * Which generation of Cloudflare's front door the request came through: the legacy
+ * `gateway.ai.cloudflare.com/v1/...` endpoints, or the REST API under `/client/v4/.../ai/`.
+ */
+export type CallSurface = "legacy" | "rest";
+
 /** One accepted gateway request. */
 export interface GatewayCall {
+  readonly surface: CallSurface;
   readonly services: EmulatorServices;
   readonly gateway: GatewayState;
   readonly request: IncomingMessage;
@@ -33,6 +40,8 @@ export interface GatewayCall {
    * documented OpenAI SDK usage), so that header is not a provider key.
    */
   readonly gatewayTokenInAuthorization: boolean;
+  /** The request header that carried the gateway (API) token; it is never forwarded. */
+  readonly tokenHeader: string | undefined;
   /** The id of the next log record: the request id first, fresh ids after. */
   nextLogId(): string;
 }
@@ -71,6 +80,34 @@ export function openGatewayCall(
   if (gateway.settings.authentication && !authenticated) {
     throw new GatewayRequestError(401, gatewayErrorCodes.unauthorized, "Unauthorized");
   }
+  return acceptGatewayCall(services, gateway, request, response, {
+    surface: "legacy",
+    tokenHeader: gatewayTokenInAuthorization
+      ? "authorization"
+      : authenticated
+        ? "cf-aig-authorization"
+        : undefined,
+  });
+}
+
+/** How an authenticated (or open) request reached its gateway. */
+export interface AcceptOptions {
+  readonly surface: CallSurface;
+  readonly tokenHeader: string | undefined;
+}
+
+/**
+ * The checks after the gateway is known and the caller may use it: the `cf-aig-*` headers, then
+ * the gateway's rate limit.
+ * @throws GatewayRequestError 400 for a bad header, 429 (2003) over the rate limit.
+ */
+export function acceptGatewayCall(
+  services: EmulatorServices,
+  gateway: GatewayState,
+  request: IncomingMessage,
+  response: ServerResponse,
+  options: AcceptOptions,
+): GatewayCall {
   const directives = readDirectives((name) => headerValue(request, name));
   const now = services.now();
   const { rate_limiting_limit: limit, rate_limiting_interval: interval } = gateway.settings;
@@ -95,7 +132,7 @@ export function openGatewayCall(
     directives,
     now,
     controller.signal,
-    gatewayTokenInAuthorization,
+    options,
   );
 }
 
@@ -103,6 +140,9 @@ export function openGatewayCall(
 class AcceptedCall implements GatewayCall {
   readonly requestId: string;
   readonly collectLogs: boolean;
+  readonly surface: CallSurface;
+  readonly tokenHeader: string | undefined;
+  readonly gatewayTokenInAuthorization: boolean;
   #logCount = 0;
 
   constructor(
@@ -113,10 +153,13 @@ class AcceptedCall implements GatewayCall {
     readonly directives: Directives,
     readonly startedAt: number,
     readonly signal: AbortSignal,
-    readonly gatewayTokenInAuthorization: boolean,
+    options: AcceptOptions,
   ) {
     this.requestId = services.generateId();
     this.collectLogs = directives.collectLog ?? gateway.settings.collect_logs;
+    this.surface = options.surface;
+    this.tokenHeader = options.tokenHeader;
+    this.gatewayTokenInAuthorization = options.tokenHeader === "authorization";
   }
 
   nextLogId(): string {
@@ -137,7 +180,7 @@ function findGateway(
   throw gatewayNotFound(params);
 }
 
-function gatewayNotFound(params: { account: string; gateway: string }): GatewayRequestError {
+export function gatewayNotFound(params: { account: string; gateway: string }): GatewayRequestError {
   return new GatewayRequestError(
     400,
     gatewayErrorCodes.gatewayNotFound,
@@ -146,7 +189,7 @@ function gatewayNotFound(params: { account: string; gateway: string }): GatewayR
 }
 
 /** Compares `Bearer <token>` (or a bare token) in constant time. */
-function tokenMatches(header: string, expected: string): boolean {
+export function tokenMatches(header: string, expected: string): boolean {
   const given = header.replace(/^\s*bearer\s+/i, "").trim();
   const left = Buffer.from(given);
   const right = Buffer.from(expected);

@@ -35,6 +35,8 @@ const fieldReaders: Readonly<Record<string, (record: GatewayLogRecord) => unknow
   event_id: (record) => [record.event_id],
   status_code: (record) => [record.status_code],
   step: (record) => [record.step],
+  user_agent: (record) => [record.user_agent],
+  wholesale: (record) => [record.wholesale ?? false],
   "metadata.key": (record) => Object.keys(metadataOf(record)),
   "metadata.value": (record) => Object.values(metadataOf(record)),
 };

@@ -50,6 +50,8 @@ export const gatewayUpdateSchema = z.looseObject({
     .optional(),
   /** The Secrets Store holding the gateway's BYOK keys. */
   store_id: z.string().min(1).max(64).nullable().optional(),
+  /** "Require provider credentials": no Unified Billing fallback for third-party calls. */
+  byok_only: z.boolean().nullable().optional(),
 });
 
 export const gatewayCreateSchema = gatewayUpdateSchema.extend({
@@ -80,6 +82,8 @@ export interface GatewaySettings extends Record<string, unknown> {
   spend_limits: { enabled: boolean; rules: SpendRule[] } | null;
   /** The Secrets Store holding the gateway's BYOK keys; null without BYOK. */
   store_id: string | null;
+  /** "Require provider credentials" (changelog 2026-09-14): a third-party call needs a key. */
+  byok_only: boolean;
   is_default: boolean;
 }
 
@@ -111,6 +115,7 @@ export function settingsFromBody(
         ? null
         : { enabled: body.spend_limits.enabled ?? true, rules: body.spend_limits.rules ?? [] },
     store_id: body.store_id ?? null,
+    byok_only: body.byok_only ?? false,
     is_default: isDefault,
   };
 }
@@ -147,6 +152,7 @@ export function settingsFromConfig(gateway: GatewayConfig, time: string): Gatewa
     retry_backoff: gateway.retries?.backoff ?? null,
     spend_limits: spendRules.length > 0 ? { enabled: true, rules: spendRules } : null,
     store_id: null,
+    byok_only: false,
     is_default: false,
   };
 }

@@ -1,19 +1,43 @@
 /**
  * @module
- * Which provider key goes upstream (BYOK). A gateway stores keys as Secrets Store secrets named
- * `{gateway}_{provider}_{alias}` in its store (`store_id`), each listed in its provider configs;
- * a request picks an alias with `cf-aig-byok-alias` (else `default`).
- *
- * Precedence (Cloudflare documents none; the emulator's choice, listed in docs/emulator.md):
- * an alias the request names explicitly wins and must exist (else 400, code 2040); otherwise a key
- * the caller sent in the provider's own auth header is used as sent; otherwise the stored
- * `default` key is injected. Dynamic routes use stored keys only (see
- * `dynamic-routes/run-route.ts`).
+ * Which provider key goes upstream: the three answers of features/unified-billing.mdx, in order.
+ * 1. A key on the request (the provider's own auth header), used as sent.
+ * 2. A key stored in the gateway (BYOK): Secrets Store secrets named `{gateway}_{provider}_{alias}`
+ *    in its store (`store_id`), each listed in its provider configs; `cf-aig-byok-alias` picks an
+ *    alias (else `default`), and an alias named explicitly wins over a request key and must exist
+ *    (else 400, code 2040).
+ * 3. Unified Billing: Cloudflare's own key, paid from the account's credits (402, code 2021, when
+ *    none are left), for the providers it supports, on authenticated gateways and the REST API.
+ *    A gateway with `byok_only` ("Require provider credentials", changelog 2026-09-14) or a request
+ *    with `cf-aig-no-wholesale: true` refuses a third-party call that has neither key (400);
+ *    Workers AI is exempt: it is billed to the account (the REST API sends the account's key).
+ * Where Cloudflare is silent (the order of 1 and 2, the 400's code) the choice is listed in
+ * docs/emulator.md. Dynamic routes use stored keys only (see `dynamic-routes/run-route.ts`).
  */
 import { getProvider } from "../../providers/index.ts";
 import { GatewayRequestError, gatewayError, gatewayErrorCodes } from "../errors.ts";
+import { unifiedBillingKey, workersAiAccountKey } from "../options.ts";
 import type { GatewayCall } from "../request/gateway-call.ts";
 import { byokSecretName, defaultByokAlias } from "../state/provider-configs.ts";
+import { jsonUpstreamResponse, type UpstreamResponse } from "../transport/attempt.ts";
+
+/** Where the key that went upstream came from. */
+export type CredentialSource =
+  | "request"
+  | "byok"
+  | "unified-billing"
+  | "workers-ai-account"
+  | "none";
+
+/** Providers Unified Billing pays for (features/unified-billing.mdx, "Supported providers"). */
+export const unifiedBillingProviders: ReadonlySet<string> = new Set([
+  "openai",
+  "anthropic",
+  "google-ai-studio",
+  "google-vertex-ai",
+  "grok",
+  "groq",
+]);
 
 /** The key stored for a provider and alias on the call's gateway, if there is one. */
 export function storedKey(
@@ -65,30 +89,103 @@ export function credentialHeaderNames(provider: string): readonly string[] {
 }
 
 /**
- * Puts the right key on upstream `headers` (lower-case names), following the precedence above.
- * @throws GatewayRequestError 400 (2040) when `alias` names no stored key.
+ * Puts the right key on upstream `headers` (lower-case names), following the precedence above,
+ * and says where it came from.
+ * @throws GatewayRequestError 400 (2040) when `alias` names no stored key; 400 when credentials
+ *   are required and there are none; 402 (2021) when Unified Billing has no credits left.
  */
 export function applyCredential(
   call: GatewayCall,
   headers: Record<string, string>,
   provider: string,
   alias: string | undefined,
-): void {
+): CredentialSource {
   const names = credentialHeaderNames(provider);
   const callerSentKey = names.some((name) => (headers[name] ?? "").trim() !== "");
-  if (alias === undefined && callerSentKey) return;
+  if (alias === undefined && callerSentKey) return "request";
   const key = storedKey(call, provider, alias ?? defaultByokAlias);
   if (key === undefined) {
-    if (alias === undefined) return;
+    if (alias === undefined) return withoutStoredKey(call, headers, provider);
     throw new GatewayRequestError(
       400,
       gatewayErrorCodes.byokAliasNotFound,
       missingKeyMessage(call, provider, alias),
     );
   }
+  putKey(headers, provider, names, key);
+  return "byok";
+}
+
+/** Neither a request key nor a stored one: the account's key, Cloudflare's, or none. */
+function withoutStoredKey(
+  call: GatewayCall,
+  headers: Record<string, string>,
+  provider: string,
+): CredentialSource {
+  const names = credentialHeaderNames(provider);
+  if (provider === "workers-ai") {
+    if (call.surface !== "rest") return "none";
+    putKey(headers, provider, names, workersAiAccountKey);
+    return "workers-ai-account";
+  }
+  const { gateway, directives, services } = call;
+  if (gateway.settings.byok_only || directives.noWholesale === true) {
+    const why = gateway.settings.byok_only
+      ? `gateway ${gateway.id} requires provider credentials (byok_only)`
+      : "the request sets cf-aig-no-wholesale: true";
+    throw new GatewayRequestError(
+      400,
+      gatewayErrorCodes.providerCredentialsRequired,
+      `No credentials for provider '${provider}': ${why}. Send the provider's key on the request or store one in the gateway (BYOK).`,
+    );
+  }
+  const unified = call.surface === "rest" || gateway.settings.authentication;
+  if (!unified || !unifiedBillingProviders.has(provider)) return "none";
+  if (!services.credits.hasCredit()) {
+    throw new GatewayRequestError(
+      402,
+      gatewayErrorCodes.insufficientCredits,
+      `Insufficient credits: the account has no Unified Billing credits left for ${provider}; load credits, or send or store the provider's key.`,
+    );
+  }
+  putKey(headers, provider, names, unifiedBillingKey(provider));
+  return "unified-billing";
+}
+
+function putKey(
+  headers: Record<string, string>,
+  provider: string,
+  names: readonly string[],
+  key: string,
+): void {
   for (const name of names) delete headers[name];
   for (const [name, value] of Object.entries(getProvider(provider).authHeaders(key))) {
     headers[name.toLowerCase()] ??= value;
     if (names.includes(name.toLowerCase())) headers[name.toLowerCase()] = value;
   }
+}
+
+/**
+ * On the REST API, a provider refusing the key (401 or 403) is answered as Cloudflare answers it
+ * (changelog 2026-10-05): 401 with code 2009, or 503 when the key was Cloudflare's own (Unified
+ * Billing). The provider's body is dropped.
+ */
+export function restCredentialRefusal(
+  response: UpstreamResponse,
+  credential: CredentialSource | undefined,
+): UpstreamResponse {
+  if (response.body.kind === "stream") response.body.abort();
+  const refusal =
+    credential === "unified-billing"
+      ? gatewayError(
+          503,
+          gatewayErrorCodes.unifiedBillingRejected,
+          `The provider refused Cloudflare's credentials (Unified Billing, HTTP ${response.status}); try again later, or send or store the provider's key.`,
+        )
+      : gatewayError(
+          401,
+          gatewayErrorCodes.unauthorized,
+          `The provider rejected the credentials (HTTP ${response.status}): check the key sent on the request or stored in the gateway (BYOK).`,
+        );
+  return jsonUpstreamResponse(refusal.status, refusal.body);
 }

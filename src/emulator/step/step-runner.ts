@@ -39,7 +39,7 @@ export function isFailureStatus(status: number, failOn: "retryable" | "any-error
 }
 
 /** 401 and 403: the key was refused; fall back at once, since retrying the same key cannot help. */
-function isCredentialStatus(status: number): boolean {
+export function isCredentialStatus(status: number): boolean {
   return status === 401 || status === 403;
 }
 

@@ -8,6 +8,7 @@ import type { StreamDelta } from "../../providers/index.ts";
 import type { GatewayErrorResponse } from "../errors.ts";
 import type { CachedResponse } from "../features/response-cache.ts";
 import type { BufferedBody, UpstreamRequest, UpstreamResponse } from "../transport/attempt.ts";
+import type { CredentialSource } from "./credentials.ts";
 import type { RetryPolicy } from "./retry.ts";
 
 /** Tokens of an answer; null where the answer does not say. */
@@ -53,6 +54,8 @@ export interface StepTarget {
   readonly timeoutMs: number;
   readonly retry: RetryPolicy;
   readonly cache?: CachePolicy;
+  /** Where the provider key came from (the log's `wholesale`, the REST API's error mapping). */
+  readonly credential?: CredentialSource;
   /** Checks (and may convert) a buffered 2xx before it is accepted; compat uses it. */
   readonly checkBuffered?: (response: UpstreamResponse & { body: BufferedBody }) => BufferedCheck;
   /** Converts a 2xx stream to another wire format (compat: OpenAI chunks). */

@@ -98,3 +98,16 @@ export function describeError(error: unknown): string {
   }
   return String(error);
 }
+
+/** A whole JSON body as an upstream response: what the gateway answers in a provider's place. */
+export function jsonUpstreamResponse(
+  status: number,
+  body: unknown,
+): UpstreamResponse & { body: BufferedBody } {
+  return {
+    kind: "response",
+    status,
+    headers: [["content-type", "application/json"]],
+    body: { kind: "buffered", bytes: Buffer.from(JSON.stringify(body)) },
+  };
+}

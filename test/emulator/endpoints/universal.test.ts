@@ -23,7 +23,7 @@ describe("universal endpoint", () => {
     expect(response.headers.get("cf-aig-cache-status")).toBe("MISS");
     expect(response.headers.get("cf-aig-event-id")).toBe("evt-1");
     const logId = response.headers.get("cf-aig-log-id");
-    expect(logId).toMatch(/^[0-9A-HJKMNP-TV-Z]{26}$/);
+    expect(logId).toMatch(/^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/);
     expect(response.headers.get("cf-aig-request-id")).toBe(logId);
     const body = (await response.json()) as { content: { text: string }[] };
     expect(body.content[0]!.text).toContain("Mock answer from anthropic model claude-sonnet-4-5");
