@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { evaluateCondition } from "../../src/emulator/dynamic-routes/conditions.ts";
 import { GatewayRequestError } from "../../src/emulator/errors.ts";
-import { createUlid } from "../../src/emulator/ids.ts";
+import { createIdGenerator, createUlid, createUuidV7 } from "../../src/emulator/ids.ts";
 import { readDirectives } from "../../src/emulator/request/directives.ts";
 import { modelOf } from "../../src/emulator/request/model-name.ts";
 import { readLogFilters } from "../../src/emulator/rest/log-filters.ts";
@@ -84,6 +84,22 @@ describe("request reading", () => {
         ),
       ),
     ).toEqual([{ key: "model", operator: "contains", value: ["4o"] }]);
+  });
+
+  it("makes lowercase UUIDv7 ids, as Cloudflare's changelog of 2026-10-08 describes", () => {
+    // "New AI Gateway log IDs and request IDs are lowercase UUIDv7, such as
+    // 019a7b3e-5f2c-7c41-9d3e-2b8f6a1c4e07." RFC 9562's own example, byte for byte:
+    const random = Uint8Array.from([0x0c, 0xc3, 0x18, 0xc4, 0xdc, 0x0c, 0x0c, 0x07, 0x39, 0x8f]);
+    expect(createUuidV7(0x017f22e279b0, random)).toBe("017f22e2-79b0-7cc3-98c4-dc0c0c07398f");
+    const pattern = /^[0-9a-f]{8}-[0-9a-f]{4}-7[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
+    const ids = Array.from({ length: 300 }, () => createUuidV7(1_760_000_000_000));
+    for (const id of ids) expect(id).toMatch(pattern);
+    expect(new Set(ids).size).toBe(ids.length);
+    // The time leads, so ids of later milliseconds sort after earlier ones.
+    let time = 1_760_000_000_000;
+    const generate = createIdGenerator(() => time++);
+    const sorted = Array.from({ length: 50 }, generate);
+    expect([...sorted].sort()).toEqual(sorted);
   });
 
   it("makes sortable 26-character ULIDs", () => {
