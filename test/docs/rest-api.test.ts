@@ -18,8 +18,9 @@ beforeAll(async () => {
 });
 afterAll(() => sandbox.remove());
 
-const curl =
-  'curl -X POST "$STEPWISE_AI_URL/chat/completions" --header "Authorization: Bearer stepwise-dev-token" --header "Content-Type: application/json" --data \'{"model": "openai/gpt-4.1", "messages": [{"role": "user", "content": "What is Cloudflare?"}]}\'';
+const curl = documented(
+  'curl -X POST "$STEPWISE_AI_URL/chat/completions" --header "Authorization: Bearer stepwise-dev-token" --header "Content-Type: application/json" --data \'{"model": "openai/gpt-4.1", "messages": [{"role": "user", "content": "What is Cloudflare?"}]}\'',
+);
 
 describe("the REST API, as docs/emulator.md shows it", () => {
   it("answers the documented curl call on the AI REST API URL stepwise dev prints", async () => {
@@ -32,7 +33,7 @@ describe("the REST API, as docs/emulator.md shows it", () => {
     const [, aiUrl] = await dev.waitFor(/AI REST API\s+(\S+)/);
     expect(aiUrl).toMatch(/\/client\/v4\/accounts\/[0-9a-f]{32}\/ai\/v1$/);
     // With no credits, a call with no provider key (Unified Billing) is refused...
-    const refused = await runDocumented(documented(curl), {
+    const refused = await runDocumented(curl, {
       sandbox,
       env: { STEPWISE_AI_URL: aiUrl! },
     });
@@ -50,7 +51,7 @@ describe("the REST API, as docs/emulator.md shows it", () => {
     });
     onTestFinished(() => open.stop().then(() => undefined));
     const [, openUrl] = await open.waitFor(/AI REST API\s+(\S+)/);
-    const answered = await runDocumented(documented(curl), {
+    const answered = await runDocumented(curl, {
       sandbox,
       env: { STEPWISE_AI_URL: openUrl! },
     });
