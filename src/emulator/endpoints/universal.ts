@@ -30,6 +30,7 @@ import { type Directives, withStepDirectives } from "../request/directives.ts";
 import { type GatewayCall, openGatewayCall } from "../request/gateway-call.ts";
 import { asksForStream, modelOf } from "../request/model-name.ts";
 import { queryTexts } from "../request/query-text.ts";
+import { withoutTrailingCommas } from "../request/trailing-commas.ts";
 import { readUniversalBody, type UniversalStepInput } from "../request/universal-body.ts";
 import type { EmulatorServices } from "../services.ts";
 import { cachePolicyFor } from "../step/cache-policy.ts";
@@ -58,8 +59,14 @@ export async function handleUniversal(
   params: { account: string; gateway: string },
 ): Promise<void> {
   const call = openGatewayCall(services, request, response, params);
-  const text = (await readRequestBody(request)).toString("utf8");
-  const json = parseJson(text);
+  let text = (await readRequestBody(request)).toString("utf8");
+  let json = parseJson(text);
+  if (!json.ok) {
+    // Cloudflare's request-handling examples leave trailing commas in their bodies.
+    const repaired = withoutTrailingCommas(text);
+    json = parseJson(repaired);
+    if (json.ok) text = repaired;
+  }
   if (!json.ok) {
     throw GatewayRequestError.invalid(
       "Malformed universal request: the body must be a JSON array of steps {provider, endpoint, headers, query}.",
@@ -122,9 +129,10 @@ function planStep(
   const directives = withStepDirectives(call.directives, step.headers, `step ${index}`);
   if (step.provider !== "compat")
     return { kind: "target", target: buildTarget(call, step, directives, queryText) };
-  // Cloudflare's unified API as a step (what ai-gateway-provider's unified() sends).
+  // Cloudflare's unified API as a step (what ai-gateway-provider's unified() sends). The
+  // dynamic-routing page's Workers example spells it `chat/completion`; both are accepted.
   const endpoint = step.endpoint.replace(/^\/+/, "").replace(/^v1\//, "");
-  if (endpoint !== "chat/completions") {
+  if (endpoint !== "chat/completions" && endpoint !== "chat/completion") {
     throw GatewayRequestError.invalid(
       `Step ${index} uses provider "compat", whose only endpoint is chat/completions; got "${step.endpoint.slice(0, 200)}".`,
     );

@@ -47,6 +47,13 @@ export type HeaderGetter = (name: string) => string | undefined;
 export const maxMetadataEntries = 5;
 
 /**
+ * The longest retry delay, in ms: request-handling.mdx, "How long before retrying (in
+ * milliseconds, maximum of 5 seconds)"; the REST API's table says "max 5000" for
+ * `cf-aig-retry-delay`.
+ */
+export const maxRetryDelayMs = 5_000;
+
+/**
  * Reads the `cf-aig-*` headers. `where` names the source in messages (`request`, `step 1`).
  * @throws GatewayRequestError 400 for a malformed value.
  */
@@ -124,8 +131,8 @@ export function readDirectives(header: HeaderGetter, where = "request"): Directi
     where,
     "cf-aig-retry-delay",
     0,
-    5_000,
-    "a delay in ms from 0 to 5000",
+    maxRetryDelayMs,
+    `a delay in ms from 0 to ${maxRetryDelayMs}`,
   );
   if (retryDelay !== undefined) directives.retryDelayMs = retryDelay;
   const backoff = header("cf-aig-backoff");

@@ -9,6 +9,7 @@
  */
 import { z } from "zod";
 import { GatewayRequestError } from "../errors.ts";
+import { maxRetryDelayMs } from "./directives.ts";
 
 const headerName = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const badHeaderValue = /[\r\n\0]/;
@@ -31,17 +32,20 @@ const stepSchema = z.object({
     .object({
       requestTimeout: z.int().min(1).max(3_600_000).optional(),
       maxAttempts: z.int().min(1).max(5).optional(),
-      retryDelay: z.int().min(0).max(60_000).optional(),
+      retryDelay: z
+        .int()
+        .min(0)
+        .max(maxRetryDelayMs, { error: `retryDelay is at most ${maxRetryDelayMs} ms (5 s)` })
+        .optional(),
       backoff: z.enum(["constant", "linear", "exponential"]).optional(),
     })
     .optional(),
 });
 
+const stepsSchema = z.array(stepSchema).min(1, { error: "send at least one step" }).max(100);
+
 /** The schema of a universal body; its output is always an array of steps. */
-export const universalBodySchema = z.union([
-  z.array(stepSchema).min(1, { error: "send at least one step" }).max(100),
-  stepSchema.transform((step) => [step]),
-]);
+export const universalBodySchema = z.union([stepsSchema, stepSchema.transform((step) => [step])]);
 
 /** One step of a universal body, as the schema outputs it. */
 export type UniversalStepInput = z.infer<typeof stepSchema>;
@@ -55,8 +59,11 @@ export function readUniversalBody(value: unknown): UniversalStepInput[] {
   if (steps !== undefined) return steps;
   const parsed = universalBodySchema.safeParse(value);
   if (parsed.success) return parsed.data; // Not reached while the check and schema agree.
+  // The union's own error says only "Invalid input"; the branch the body meant names the field.
+  const explained = (Array.isArray(value) ? stepsSchema : stepSchema).safeParse(value);
+  const error = explained.success ? parsed.error : explained.error;
   throw GatewayRequestError.invalid(
-    `Malformed universal request: ${z.prettifyError(parsed.error).replaceAll("\n", " ")}`,
+    `Malformed universal request: ${z.prettifyError(error).replaceAll("\n", " ")}`,
   );
 }
 
@@ -131,7 +138,7 @@ function checkConfig(value: unknown): StepConfig | undefined {
     config.maxAttempts = maxAttempts;
   }
   if (retryDelay !== undefined) {
-    if (!isIntegerIn(retryDelay, 0, 60_000)) return undefined;
+    if (!isIntegerIn(retryDelay, 0, maxRetryDelayMs)) return undefined;
     config.retryDelay = retryDelay;
   }
   if (backoff !== undefined) {

@@ -3,7 +3,8 @@
  * Retry policy within one step, and its backoff. Precedence, field by field (first set wins):
  * the step's own settings (a universal step's `config`, a dynamic route's model element), the
  * step's `cf-aig-*` headers, the request's `cf-aig-*` headers, the gateway's `retry_*` settings;
- * without any, one attempt. Cloudflare (usage/universal.mdx, "Header configuration hierarchy"):
+ * without any, one attempt. The delay is at most 5 s
+ * (request-handling.mdx). Cloudflare (usage/universal.mdx, "Header configuration hierarchy"):
  * "Provider-level headers override all other configurations. Request-level headers are used if no
  * provider-level headers are set. Gateway-level settings are used only if no headers are
  * configured at the provider or request levels."
@@ -12,6 +13,7 @@
  * constant = delay, linear = delay·n, exponential = delay·2^(n−1).
  */
 import type { Backoff, Directives } from "../request/directives.ts";
+import { maxRetryDelayMs } from "../request/directives.ts";
 import type { GatewaySettings } from "../state/gateway-settings.ts";
 
 export interface RetryPolicy {
@@ -74,7 +76,9 @@ function resolveRetryPolicy(...layers: readonly (RetrySettings | undefined)[]): 
   };
   return {
     maxAttempts: Math.min(5, Math.max(1, pick("maxAttempts") ?? 1)),
-    delayMs: Math.max(0, pick("delayMs") ?? 0),
+    // A gateway's `retry_delay` may be stored up to 60000 (the Terraform range); the wait is
+    // capped at the documented 5 s whatever the layer.
+    delayMs: Math.min(maxRetryDelayMs, Math.max(0, pick("delayMs") ?? 0)),
     backoff: pick("backoff") ?? "constant",
   };
 }

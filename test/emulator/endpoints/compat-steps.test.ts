@@ -35,6 +35,21 @@ const compatStep = (model: string, headers: Record<string, string> = {}) => ({
 });
 
 describe("compat universal steps", () => {
+  it("accepts the chat/completion spelling of dynamic-routing/usage.mdx's Workers example", async () => {
+    ({ emulator } = await emulatorWith({ config }));
+    const response = await postJson(emulator.gatewayUrl("chat"), {
+      ...compatStep("openai/gpt-4o-mini"),
+      endpoint: "chat/completion",
+    });
+    expect(response.status).toBe(200);
+    expect(response.headers.get("cf-aig-provider")).toBe("openai");
+    const other = await postJson(emulator.gatewayUrl("chat"), {
+      ...compatStep("openai/gpt-4o-mini"),
+      endpoint: "embeddings",
+    });
+    expect(other.status).toBe(400);
+  });
+
   it("answers provider/model in OpenAI's shape, falling back between steps", async () => {
     ({ emulator } = await emulatorWith({
       config,

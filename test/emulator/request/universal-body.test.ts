@@ -127,6 +127,19 @@ describe("the universal body check", () => {
     expect((refusal as Error).message).toContain("endpoint is required");
   });
 
+  it("takes a retry delay of at most 5 seconds, as request-handling.mdx documents", () => {
+    // "How long before retrying (in milliseconds, maximum of 5 seconds)"
+    const step = (retryDelay: number) => ({
+      provider: "openai",
+      endpoint: "chat/completions",
+      query: {},
+      config: { retryDelay },
+    });
+    expect(readUniversalBody(step(5_000))[0]!.config).toEqual({ retryDelay: 5_000 });
+    expect(() => readUniversalBody(step(5_001))).toThrow(/retryDelay/);
+    expect(() => readUniversalBody(step(60_000))).toThrow(/retryDelay/);
+  });
+
   it("gives a step without headers an empty header object and keeps only known fields", () => {
     expect(
       readUniversalBody({ provider: "openai", endpoint: "chat", query: { a: 1 }, extra: true }),

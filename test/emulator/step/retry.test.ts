@@ -81,6 +81,13 @@ describe("a step's retry policy", () => {
   ] as const)("%s", (_, input, expected) => {
     expect(policyOf(input)).toEqual(expected);
   });
+
+  it("waits at most 5 s however long a gateway's stored retry_delay is", () => {
+    // request-handling.mdx: "How long before retrying (in milliseconds, maximum of 5 seconds)";
+    // the REST API stores a gateway's retry_delay up to 60000 (the Terraform range).
+    const long = { retry_max_attempts: 2, retry_delay: 60_000, retry_backoff: null };
+    expect(policyOf({ gateway: long }).delayMs).toBe(5_000);
+  });
 });
 
 describe("backoff", () => {
