@@ -9,6 +9,7 @@
  * `provider: "compat"`, dynamic routes' model elements and the REST API's SDK-shaped endpoints.
  */
 import { getProvider, isKnownProvider } from "../../providers/index.ts";
+import { cacheTokensOfBody, pricesCacheTokens } from "../delivery/cache-tokens.ts";
 import { GatewayRequestError } from "../errors.ts";
 import type { ClientFormat } from "../formats/client-format.ts";
 import type { Directives } from "../request/directives.ts";
@@ -95,9 +96,13 @@ export function buildCompatTarget(
       let completion: Record<string, unknown>;
       let usage: ResponseUsage;
       try {
-        const result = adapter.parseResponse(response.body.bytes.toString("utf8"), model);
+        const text = response.body.bytes.toString("utf8");
+        const result = adapter.parseResponse(text, model);
         // The answer is parsed once: delivery logs these tokens instead of parsing it again.
         usage = { tokensIn: result.usage.tokensIn, tokensOut: result.usage.tokensOut };
+        if (pricesCacheTokens(directives.customCost)) {
+          usage = { ...usage, ...cacheTokensOfBody(provider, text) };
+        }
         if (passThrough) return { ok: true, response, usage };
         completion = format.answer(result, model, id(), created());
       } catch (error) {

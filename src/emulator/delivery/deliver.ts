@@ -11,6 +11,7 @@ import type { GatewayCall } from "../request/gateway-call.ts";
 import type { CachePolicy, ResponseUsage, StreamConverter } from "../step/step-target.ts";
 import { headerOf, type UpstreamResponse } from "../transport/attempt.ts";
 import { passedResponseHeaders } from "../transport/upstreams.ts";
+import { cacheTokensOfBody, pricesCacheTokens } from "./cache-tokens.ts";
 import { type DeliveredStep, recordStep, type ServingStep } from "./log-writer.ts";
 import { pipeConverted, pipeRaw } from "./stream-pipe.ts";
 import { StreamUsage, usageFromBody } from "./usage.ts";
@@ -86,9 +87,12 @@ export async function deliverResponse(
       response.end(bytes);
     }
     const ok = upstream.status < 300;
-    const usage = !ok
+    let usage = !ok
       ? { tokensIn: null, tokensOut: null }
       : (options.usage ?? usageFromBody(serving.provider, serving.model, bytes));
+    if (ok && options.usage === undefined && pricesCacheTokens(call.directives.customCost)) {
+      usage = { ...usage, ...cacheTokensOfBody(serving.provider, bytes) };
+    }
     if (ok && options.cache?.use && !options.streaming) {
       const { services } = call;
       const entry: CachedResponse = {
@@ -115,7 +119,7 @@ export async function deliverResponse(
       ...(ok ? {} : { error: `http_${upstream.status}` }),
     });
   }
-  const usage = new StreamUsage(serving.provider);
+  const usage = new StreamUsage(serving.provider, pricesCacheTokens(call.directives.customCost));
   const converter = options.streamConverter;
   const headers = responseHeaderList(
     call,

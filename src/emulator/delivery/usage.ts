@@ -14,6 +14,7 @@ import {
 } from "../../providers/index.ts";
 import type { CustomCost } from "../request/directives.ts";
 import type { ResponseUsage } from "../step/step-target.ts";
+import { type CacheTokens, cacheTokensOf, pricesCacheTokens } from "./cache-tokens.ts";
 
 /**
  * Tokens from a whole response body as the client gets it: the provider's answer, or (compat and
@@ -39,17 +40,24 @@ export function usageFromBody(provider: string, model: string, body: Buffer): Re
 export class StreamUsage implements ResponseUsage {
   tokensIn: number | null = null;
   tokensOut: number | null = null;
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
   /** The provider signalled the end of the stream (`[DONE]`, `message_stop`...). */
   sawEnd = false;
   readonly #parser: StreamParser | undefined;
+  readonly #provider: string;
+  readonly #readsCacheTokens: boolean;
 
   /** Whether the provider's stream format is known (so `sawEnd` means something). */
   get parses(): boolean {
     return this.#parser !== undefined;
   }
 
-  constructor(provider: string) {
+  /** `readsCacheTokens`: also read prompt-cache tokens (a custom cost prices them). */
+  constructor(provider: string, readsCacheTokens = false) {
     this.#parser = isKnownProvider(provider) ? createStreamParser(provider) : undefined;
+    this.#provider = provider;
+    this.#readsCacheTokens = readsCacheTokens;
   }
 
   /** Feeds one SSE event; returns its deltas (empty for unknown providers or bad events). */
@@ -65,11 +73,24 @@ export class StreamUsage implements ResponseUsage {
       if (delta.type === "usage") {
         if (delta.usage.tokensIn !== undefined) this.tokensIn = delta.usage.tokensIn;
         if (delta.usage.tokensOut !== undefined) this.tokensOut = delta.usage.tokensOut;
+        if (this.#readsCacheTokens) this.#readCacheTokens(event.data);
       } else if (delta.type === "done") {
         this.sawEnd = true;
       }
     }
     return deltas;
+  }
+
+  #readCacheTokens(data: string): void {
+    let tokens: CacheTokens | undefined;
+    try {
+      tokens = cacheTokensOf(this.#provider, JSON.parse(data));
+    } catch {
+      return;
+    }
+    if (tokens === undefined) return;
+    this.cacheReadTokens = tokens.cacheReadTokens;
+    this.cacheWriteTokens = tokens.cacheWriteTokens;
   }
 }
 
@@ -83,9 +104,21 @@ export function costOf(
 ): number | undefined {
   if (customCost !== undefined) {
     if ("total_cost" in customCost) return customCost.total_cost;
+    const tokensIn = usage.tokensIn ?? 0;
+    const tokensOut = usage.tokensOut ?? 0;
+    if (!pricesCacheTokens(customCost)) {
+      return tokensIn * customCost.per_token_in + tokensOut * customCost.per_token_out;
+    }
+    // custom-costs.mdx: cache tokens counted within the input are subtracted before
+    // per_token_in applies ("1,000 - 600 - 200"), then each rate applies to its own count.
+    const read = usage.cacheReadTokens ?? 0;
+    const write = usage.cacheWriteTokens ?? 0;
+    const fresh = Math.max(0, tokensIn - read - write);
     return (
-      (usage.tokensIn ?? 0) * customCost.per_token_in +
-      (usage.tokensOut ?? 0) * customCost.per_token_out
+      fresh * customCost.per_token_in +
+      read * (customCost.per_cache_read_token ?? customCost.per_token_in) +
+      write * (customCost.per_cache_write_token ?? customCost.per_token_in) +
+      tokensOut * customCost.per_token_out
     );
   }
   if (usage.tokensIn === null && usage.tokensOut === null) return undefined;

@@ -11,6 +11,7 @@
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { getProvider } from "../../providers/index.ts";
+import { cacheTokensOf, pricesCacheTokens } from "../delivery/cache-tokens.ts";
 import type { ServingStep } from "../delivery/log-writer.ts";
 import { serveOutcome } from "../delivery/serve-outcome.ts";
 import { GatewayRequestError } from "../errors.ts";
@@ -24,7 +25,7 @@ import { cachePolicyFor } from "../step/cache-policy.ts";
 import { applyCredential, restCredentialRefusal } from "../step/credentials.ts";
 import { stepRetryPolicy } from "../step/retry.ts";
 import { isCredentialStatus, runStep } from "../step/step-runner.ts";
-import type { StepTarget } from "../step/step-target.ts";
+import type { ResponseUsage, StepTarget } from "../step/step-target.ts";
 import { jsonUpstreamResponse } from "../transport/attempt.ts";
 import { forwardedHeaders } from "../transport/upstreams.ts";
 import { requireGatewayForWorkersAi, restCallerHeaders } from "./rest-chat.ts";
@@ -124,11 +125,14 @@ async function serveRun(
     checkBuffered(response) {
       const text = response.body.bytes.toString("utf8");
       let answer: unknown;
-      let usage: { tokensIn: number | null; tokensOut: number | null };
+      let usage: ResponseUsage;
       try {
         answer = JSON.parse(text);
         const result = adapter.parseResponse(answer, model);
         usage = { tokensIn: result.usage.tokensIn, tokensOut: result.usage.tokensOut };
+        if (pricesCacheTokens(directives.customCost)) {
+          usage = { ...usage, ...cacheTokensOf(provider, answer) };
+        }
       } catch {
         // Not a chat answer (an image, audio, embeddings): passed on, its tokens unknown.
         usage = { tokensIn: null, tokensOut: null };

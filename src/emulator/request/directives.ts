@@ -14,7 +14,13 @@ export type MetadataValue = string | number | boolean | null;
 
 /** `cf-aig-custom-cost`. */
 export type CustomCost =
-  | { readonly per_token_in: number; readonly per_token_out: number }
+  | {
+      readonly per_token_in: number;
+      readonly per_token_out: number;
+      /** Cache rates (changelog 2026-09-09); an omitted one defaults to `per_token_in`. */
+      readonly per_cache_read_token?: number;
+      readonly per_cache_write_token?: number;
+    }
   | { readonly total_cost: number };
 
 /** What the `cf-aig-*` headers of a request (or of a universal step) ask for. */
@@ -219,7 +225,8 @@ function readMetadata(text: string, where: string): Record<string, MetadataValue
 }
 
 function readCustomCost(text: string, where: string): CustomCost {
-  const expected = '{"per_token_in":n,"per_token_out":n} or {"total_cost":n} with n >= 0';
+  const expected =
+    '{"per_token_in":n,"per_token_out":n} (optionally "per_cache_read_token":n, "per_cache_write_token":n) or {"total_cost":n} with n >= 0';
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -234,7 +241,16 @@ function readCustomCost(text: string, where: string): CustomCost {
     typeof amount === "number" && Number.isFinite(amount) && amount >= 0;
   if (isAmount(record.total_cost)) return { total_cost: record.total_cost };
   if (isAmount(record.per_token_in) && isAmount(record.per_token_out)) {
-    return { per_token_in: record.per_token_in, per_token_out: record.per_token_out };
+    const { per_cache_read_token: read, per_cache_write_token: write } = record;
+    if ((read !== undefined && !isAmount(read)) || (write !== undefined && !isAmount(write))) {
+      throw invalidHeader(where, "cf-aig-custom-cost", expected, text);
+    }
+    return {
+      per_token_in: record.per_token_in,
+      per_token_out: record.per_token_out,
+      ...(read === undefined ? {} : { per_cache_read_token: read }),
+      ...(write === undefined ? {} : { per_cache_write_token: write }),
+    };
   }
   throw invalidHeader(where, "cf-aig-custom-cost", expected, text);
 }

@@ -15,6 +15,9 @@ import type { RetryPolicy } from "./retry.ts";
 export interface ResponseUsage {
   tokensIn: number | null;
   tokensOut: number | null;
+  /** Prompt-cache tokens within `tokensIn`, read only for custom costs with cache rates. */
+  cacheReadTokens?: number;
+  cacheWriteTokens?: number;
 }
 
 /** Turns a provider's stream deltas into another wire format (compat: OpenAI chunks). */
