@@ -61,9 +61,16 @@ export { streamOnlyKinds };
 
 /**
  * Kinds the campaign leaves out: `prefill-refused` only matches a request that continues a
- * prefill, which the campaign's calls (restart policy) never send, so its share would be lost.
+ * prefill, which the campaign's calls (restart policy) never send, so its share would be lost;
+ * Guardrails outcomes are applied by the gateway, not by the mock providers the campaign drives.
  */
-export const unplannedKinds: ReadonlySet<FaultKind> = new Set<FaultKind>(["prefill-refused"]);
+export const unplannedKinds: ReadonlySet<FaultKind> = new Set<FaultKind>([
+  "prefill-refused",
+  "guardrail-prompt-blocked",
+  "guardrail-response-blocked",
+  "guardrail-no-credits",
+  "guardrail-unavailable",
+]);
 
 const plannedKinds = faultKinds.filter((kind) => !unplannedKinds.has(kind));
 

@@ -48,6 +48,11 @@ export const faultEffects: Readonly<
   "empty-body": { plain: "fails", stream: "breaks" },
   "invalid-body": { plain: "fails", stream: "breaks" },
   down: { plain: "fails", stream: "fails" },
+  // Guardrails outcomes are the gateway's answer, which ends the request.
+  "guardrail-prompt-blocked": { plain: "refuses", stream: "refuses" },
+  "guardrail-response-blocked": { plain: "refuses", stream: "refuses" },
+  "guardrail-no-credits": { plain: "refuses", stream: "refuses" },
+  "guardrail-unavailable": { plain: "refuses", stream: "refuses" },
 };
 
 /** The effect of `kind` on an attempt; `none` for a healthy attempt. */

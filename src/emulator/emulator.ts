@@ -11,7 +11,7 @@ import { EmulatorError } from "./errors.ts";
 import { CreditBalance } from "./features/credits.ts";
 import { ResponseCache } from "./features/response-cache.ts";
 import { createIdGenerator } from "./ids.ts";
-import { type MockProviders, startMockProviders } from "./mocks/index.ts";
+import { FaultPicker, gatewayKinds, type MockProviders, startMockProviders } from "./mocks/index.ts";
 import {
   defaultGatewayToken,
   defaultLogCapacity,
@@ -112,6 +112,9 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     gateways,
     cache,
     credits,
+    guardrails: options.faults?.rules.some((rule) => gatewayKinds.has(rule.kind))
+      ? new FaultPicker(options.faults, "gateway")
+      : undefined,
     defaultTimeoutMs: options.defaultTimeoutMs ?? defaultRequestTimeoutMs,
     failOn: options.failOn ?? "retryable",
     lenient: options.lenient ?? false,

@@ -37,8 +37,14 @@ export const gatewayErrorCodes = {
   providerCredentialsRequired: 2014,
   /** 503: the provider refused Cloudflare's credentials under Unified Billing (emulator choice). */
   unifiedBillingRejected: 2015,
-  /** 402: no Unified Billing credits left (observed; also Guardrails' scanner credit error). */
+  /** 424 (provider endpoints): Guardrails blocked the prompt (set-up-guardrail.mdx). */
+  promptBlocked: 2016,
+  /** 424 (provider endpoints), 422 (`/run`): Guardrails blocked the response, or `/run` content. */
+  responseBlocked: 2017,
+  /** 402: no credits left: Unified Billing, or the Guardrails scanner (set-up-guardrail.mdx). */
   insufficientCredits: 2021,
+  /** 503: the Guardrails scanner is unavailable and a Block rule applies (set-up-guardrail.mdx). */
+  guardrailsUnavailable: 7013,
   /** 500: a bug in the emulator; never expected (emulator choice). */
   internal: 2099,
   /** 429: a spend limit rule is over budget. */

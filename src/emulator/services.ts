@@ -8,6 +8,7 @@ import type { StepwiseConfig } from "../config/index.ts";
 import type { PriceTable } from "../providers/index.ts";
 import type { CreditBalance } from "./features/credits.ts";
 import type { ResponseCache } from "./features/response-cache.ts";
+import type { FaultPicker } from "./mocks/index.ts";
 import type { GatewayStore } from "./state/gateway-store.ts";
 import type { UpstreamTransport } from "./transport/attempt.ts";
 import type { UpstreamRegistry } from "./transport/upstreams.ts";
@@ -29,6 +30,8 @@ export interface EmulatorServices {
   readonly cache: ResponseCache;
   /** The account's Unified Billing credits. */
   readonly credits: CreditBalance;
+  /** The fault schedule's Guardrails outcomes, which the gateway applies; absent without any. */
+  readonly guardrails: FaultPicker | undefined;
   /** Time to first byte when nothing sets a request timeout, in ms. */
   readonly defaultTimeoutMs: number;
   /** Every in-flight request's controller; the emulator aborts them all when it closes. */

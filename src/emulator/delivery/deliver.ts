@@ -25,6 +25,8 @@ export interface DeliverOptions {
   readonly streamConverter?: StreamConverter;
   /** Tokens of a buffered answer already read (compat's check); otherwise read from the body. */
   readonly usage?: ResponseUsage;
+  /** What a gateway answer in the provider's place is logged as (`guardrail_prompt_blocked`). */
+  readonly error?: string;
 }
 
 /**
@@ -116,7 +118,7 @@ export async function deliverResponse(
       responseBytes: bytes.length,
       responseBody: bytes,
       ...(contentType ? { responseContentType: contentType } : {}),
-      ...(ok ? {} : { error: `http_${upstream.status}` }),
+      ...(ok ? {} : { error: options.error ?? `http_${upstream.status}` }),
     });
   }
   const usage = new StreamUsage(serving.provider, pricesCacheTokens(call.directives.customCost));

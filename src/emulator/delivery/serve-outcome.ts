@@ -19,10 +19,11 @@ export async function serveAnswer(
 ): Promise<DeliveredStep> {
   if (outcome.kind === "cached") return deliverCached(call, serving, outcome.entry);
   const ok = outcome.response.status < 300;
-  const response =
-    !ok && target.toClientError ? target.toClientError(outcome.response) : outcome.response;
+  const convert = !ok && target.toClientError && outcome.gatewayAnswer === undefined;
+  const response = convert ? target.toClientError!(outcome.response) : outcome.response;
   return deliverResponse(call, serving, response, {
     attempts: outcome.attempts,
+    ...(outcome.gatewayAnswer ? { error: outcome.gatewayAnswer } : {}),
     streaming: target.streaming,
     ...(target.cache ? { cache: target.cache } : {}),
     ...(ok && target.streamConverter ? { streamConverter: target.streamConverter } : {}),

@@ -118,6 +118,7 @@ async function serveRun(
       body: upstreamBody,
     },
     credential,
+    runApi: true,
     streaming: streaming || asksForStream(endpoint, input),
     timeoutMs: directives.requestTimeoutMs ?? services.defaultTimeoutMs,
     retry: stepRetryPolicy(undefined, directives, settings),

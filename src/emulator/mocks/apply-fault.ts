@@ -126,6 +126,13 @@ export function applyFault(exchange: Exchange, rule: FaultRule, plan: AnswerPlan
     case "stream-unfinished":
       sendAnswer(exchange, answer, { ...plan, mode: { kind: "unfinished" } });
       return;
+    case "guardrail-prompt-blocked":
+    case "guardrail-response-blocked":
+    case "guardrail-no-credits":
+    case "guardrail-unavailable":
+      // The gateway applies Guardrails outcomes; a mock's plan never picks them.
+      answerNormally(exchange, plan);
+      return;
     case "prefill-refused":
       sendError(
         exchange,

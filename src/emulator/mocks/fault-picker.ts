@@ -5,7 +5,7 @@
  * (from inclusive, until exclusive), it has not used up its `count`, and its `rate` roll (seeded)
  * succeeds. A rule whose roll fails lets the next rules be checked. The first rule that applies
  * is the fault. Stream-only kinds match only streamed requests, and `prefill-refused` only
- * requests that end with an assistant message.
+ * requests that end with an assistant message. Guardrails kinds belong to the gateway's plan.
  */
 
 import { createSeededRandom } from "./random.ts";
@@ -20,6 +20,20 @@ export const streamOnlyKinds: ReadonlySet<FaultKind> = new Set<FaultKind>([
   "stream-error",
   "stream-unfinished",
 ]);
+
+/**
+ * Guardrails outcomes: the gateway applies these (`features/guardrails.ts`), so the mocks' picker
+ * never picks them and the gateway's picker picks nothing else.
+ */
+export const gatewayKinds: ReadonlySet<FaultKind> = new Set<FaultKind>([
+  "guardrail-prompt-blocked",
+  "guardrail-response-blocked",
+  "guardrail-no-credits",
+  "guardrail-unavailable",
+]);
+
+/** Which side applies a picker's faults: the mock providers, or the gateway (Guardrails). */
+export type FaultSide = "provider" | "gateway";
 
 /** What the picker needs to know about an attempt. */
 export interface FaultTarget {
@@ -38,7 +52,8 @@ function limitOf(rule: FaultRule): number {
   return rule.kind === "server-error-once" ? 1 : Number.POSITIVE_INFINITY;
 }
 
-function matches(rule: FaultRule, target: FaultTarget): boolean {
+function matches(rule: FaultRule, target: FaultTarget, side: FaultSide): boolean {
+  if (gatewayKinds.has(rule.kind) !== (side === "gateway")) return false;
   if (rule.provider !== undefined && rule.provider !== target.provider) return false;
   if (rule.model !== undefined && rule.model !== target.model) return false;
   if (rule.fromMs !== undefined && target.at < rule.fromMs) return false;
@@ -52,17 +67,23 @@ export class FaultPicker {
   readonly schedule: FaultSchedule;
   readonly #used: number[];
   readonly #random: () => number;
+  readonly #side: FaultSide;
 
-  constructor(schedule: FaultSchedule) {
+  constructor(schedule: FaultSchedule, side: FaultSide = "provider") {
     this.schedule = schedule;
+    this.#side = side;
     this.#used = schedule.rules.map(() => 0);
     this.#random = createSeededRandom(schedule.seed ?? defaultFaultSeed);
   }
 
-  /** The rule that faults this attempt, or `undefined` for a healthy answer. Counts the use. */
-  pick(target: FaultTarget): FaultRule | undefined {
+  /**
+   * The rule that faults this attempt, or `undefined` for a healthy answer. Counts the use.
+   * `kinds` limits the rules considered (the gateway checks a prompt and a response apart).
+   */
+  pick(target: FaultTarget, kinds?: ReadonlySet<FaultKind>): FaultRule | undefined {
     for (const [index, rule] of this.schedule.rules.entries()) {
-      if (!matches(rule, target)) continue;
+      if (kinds !== undefined && !kinds.has(rule.kind)) continue;
+      if (!matches(rule, target, this.#side)) continue;
       const used = this.#used[index] ?? 0;
       if (used >= limitOf(rule)) continue;
       if (rule.rate !== undefined && rule.rate < 1 && this.#random() >= rule.rate) continue;

@@ -26,7 +26,9 @@ export { faultFlagSyntax, faultScheduleFromFlags, parseFaultFlag } from "./fault
 export {
   defaultFaultSeed,
   FaultPicker,
+  type FaultSide,
   type FaultTarget,
+  gatewayKinds,
   streamOnlyKinds,
 } from "./fault-picker.ts";
 export { createSeededRandom } from "./random.ts";

@@ -42,6 +42,10 @@ export const faultKinds = [
   "empty-body",
   "invalid-body",
   "down",
+  "guardrail-prompt-blocked",
+  "guardrail-response-blocked",
+  "guardrail-no-credits",
+  "guardrail-unavailable",
 ] as const satisfies readonly FaultKind[];
 
 // Fails to compile when `FaultKind` gains a kind that is missing above.

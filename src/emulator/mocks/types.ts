@@ -26,7 +26,13 @@ export type FaultKind =
   | "content-filter" // 400 content filtered, in the provider's error format
   | "empty-body" // 200 with an empty body
   | "invalid-body" // 200 with a body that is not the provider's response shape
-  | "down"; // 503 between `fromMs` and `untilMs` (epoch ms, by the mock's clock), healthy outside
+  | "down" // 503 between `fromMs` and `untilMs` (epoch ms, by the mock's clock), healthy outside
+  // Guardrails outcomes, applied by the gateway (not the mock) with Cloudflare's statuses and
+  // codes (features/guardrails/set-up-guardrail.mdx; changelog 2026-09-17):
+  | "guardrail-prompt-blocked" // 424, code 2016 (the REST API's /ai/run: 422, code 2017); the provider is not called
+  | "guardrail-response-blocked" // the provider answers, then 424, code 2017 (/ai/run: 422, code 2017)
+  | "guardrail-no-credits" // 402, code 2021: the scanner needs more credits; the provider is not called
+  | "guardrail-unavailable"; // 503, code 7013: the scanner is unavailable and a Block rule applies
 
 /** One rule of a fault schedule. Rules are checked in order; the first active match applies. */
 export interface FaultRule {

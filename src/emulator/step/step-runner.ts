@@ -22,7 +22,10 @@
  */
 
 import { type GatewayErrorResponse, gatewayError, gatewayErrorCodes } from "../errors.ts";
+import { guardrailError, promptPhaseKinds, responsePhaseKinds } from "../features/guardrails.ts";
+import type { FaultKind } from "../mocks/index.ts";
 import type { GatewayCall } from "../request/gateway-call.ts";
+import { jsonUpstreamResponse } from "../transport/attempt.ts";
 import { backoffDelay } from "./retry.ts";
 import { retryAfterMs } from "./retry-after.ts";
 import type { StepFailure, StepOutcome, StepTarget } from "./step-target.ts";
@@ -66,6 +69,11 @@ export async function runStep(
       };
     }
   }
+  const guardrails = services.guardrails;
+  if (guardrails) {
+    const blocked = guardrailAnswer(call, target, promptPhaseKinds, 0);
+    if (blocked) return blocked;
+  }
   if (target.cache?.use && !target.streaming) {
     const entry = services.cache.get(target.cache.key, services.now());
     if (entry) return { kind: "cached", entry };
@@ -87,6 +95,15 @@ export async function runStep(
       signal: call.signal,
     });
     wait = 0;
+    const blocked =
+      guardrails && result.kind === "response" && result.status < 300
+        ? guardrailAnswer(call, target, responsePhaseKinds, attempt)
+        : undefined;
+    if (blocked) {
+      // The provider answered; Guardrails block its answer before any of it reaches the client.
+      if (result.kind === "response" && result.body.kind === "stream") result.body.abort();
+      return blocked;
+    }
     if (result.kind === "network-error") failure = result;
     else if (result.kind === "timeout") {
       failure = result;
@@ -146,4 +163,31 @@ export function failureError(failure: StepFailure): GatewayErrorResponse | undef
     case "response":
       return undefined;
   }
+}
+
+/** A Guardrails outcome for this step, if the schedule has one: the gateway's error in the provider's place. */
+function guardrailAnswer(
+  call: GatewayCall,
+  target: StepTarget,
+  kinds: ReadonlySet<FaultKind>,
+  attempts: number,
+): Extract<StepOutcome, { kind: "answered" }> | undefined {
+  const rule = call.services.guardrails?.pick(
+    {
+      provider: target.provider,
+      model: target.model,
+      stream: target.streaming,
+      prefill: false,
+      at: call.services.now(),
+    },
+    kinds,
+  );
+  if (rule === undefined) return undefined;
+  const error = guardrailError(rule, target.runApi === true);
+  return {
+    kind: "answered",
+    response: jsonUpstreamResponse(error.status, error.body),
+    attempts,
+    gatewayAnswer: rule.kind.replaceAll("-", "_"),
+  };
 }

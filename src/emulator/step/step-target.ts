@@ -57,6 +57,8 @@ export interface StepTarget {
   readonly timeoutMs: number;
   readonly retry: RetryPolicy;
   readonly cache?: CachePolicy;
+  /** The REST API's `/ai/run`, whose Guardrails statuses differ (see `features/guardrails.ts`). */
+  readonly runApi?: boolean;
   /** Where the provider key came from (the log's `wholesale`, the REST API's error mapping). */
   readonly credential?: CredentialSource;
   /** Checks (and may convert) a buffered 2xx before it is accepted; compat uses it. */
@@ -81,5 +83,10 @@ export type StepOutcome =
       readonly attempts: number;
       /** Tokens already read from a buffered answer (compat's check parses it). */
       readonly usage?: ResponseUsage;
+      /**
+       * The gateway's own answer in the provider's place (a Guardrails outcome), with the code
+       * it is logged under; sent as it is, never converted to the client's shape.
+       */
+      readonly gatewayAnswer?: string;
     }
   | { readonly kind: "failed"; readonly failure: StepFailure; readonly attempts: number };
