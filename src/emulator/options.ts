@@ -25,7 +25,7 @@ export function unifiedBillingKey(provider: string): string {
   return `stepwise-unified-billing-${provider}`;
 }
 
-/** The key the REST API sends Workers AI for the account (Workers AI bills the account). */
+/** The key the gateway sends Workers AI for an authenticated caller's account (Workers AI bills the account). */
 export const workersAiAccountKey = "stepwise-workers-ai-account";
 
 /**

@@ -7,6 +7,7 @@
 import type { ChatMessage, ChatRequest, ChatResult, FinishReason } from "../../providers/index.ts";
 import { GatewayRequestError } from "../errors.ts";
 import type { CompatRequest } from "../formats/client-format.ts";
+import { providerOfAuthor } from "../request/rest-model.ts";
 
 export type { CompatRequest } from "../formats/client-format.ts";
 
@@ -104,7 +105,10 @@ function messageContent(content: unknown): string | undefined {
   return parts.join("");
 }
 
-/** Splits `provider/model` (the model may contain `/`, e.g. `workers-ai/@cf/meta/...`). */
+/**
+ * Splits `provider/model` (the model may contain `/`, e.g. `workers-ai/@cf/meta/...`); a catalog
+ * author names its provider (`google/...` is Google AI Studio, `xai/...` Grok).
+ */
 export function splitCompatModel(model: string): CompatModel {
   const slash = model.indexOf("/");
   const provider = model.slice(0, slash);
@@ -116,7 +120,7 @@ export function splitCompatModel(model: string): CompatModel {
   }
   return provider === "dynamic"
     ? { kind: "dynamic", route: rest }
-    : { kind: "provider", provider, model: rest };
+    : { kind: "provider", provider: providerOfAuthor(provider), model: rest };
 }
 
 /** OpenAI's finish reasons for normalised ones. */

@@ -20,6 +20,15 @@ const authorProviders: Readonly<Record<string, string>> = {
 };
 
 /**
+ * The provider slug of a catalog author (`google` → `google-ai-studio`, `xai` → `grok`); any
+ * other author is taken as a provider slug. The compat endpoint's examples use the catalog's
+ * authors too (`google/gemini-2.5-pro`).
+ */
+export function providerOfAuthor(author: string): string {
+  return Object.hasOwn(authorProviders, author) ? authorProviders[author]! : author;
+}
+
+/**
  * Reads a REST model name.
  * @throws GatewayRequestError 400 for a name without an author, or an author no provider serves.
  */
@@ -37,7 +46,7 @@ export function readRestModel(name: string): RestModel {
     );
   }
   if (author === "dynamic") return { kind: "dynamic", route: rest };
-  const provider = authorProviders[author] ?? author;
+  const provider = providerOfAuthor(author);
   if (!isKnownProvider(provider) || provider === "compat") {
     throw GatewayRequestError.invalid(
       `Unknown model author "${author}" in "${name.slice(0, 200)}": use openai, anthropic, google, xai, groq, mistral, deepseek, openrouter, workers-ai or custom-<slug>.`,

@@ -10,7 +10,8 @@
  *    none are left), for the providers it supports, on authenticated gateways and the REST API.
  *    A gateway with `byok_only` ("Require provider credentials", changelog 2026-09-14) or a request
  *    with `cf-aig-no-wholesale: true` refuses a third-party call that has neither key (400);
- *    Workers AI is exempt: it is billed to the account (the REST API sends the account's key).
+ *    Workers AI is exempt: it is billed to the account, whose key the gateway sends when the
+ *    caller authenticated (REST API, or an authenticated gateway).
  * Where Cloudflare is silent (the order of 1 and 2, the 400's code) the choice is listed in
  * docs/emulator.md. Dynamic routes use stored keys only (see `dynamic-routes/run-route.ts`).
  */
@@ -123,12 +124,14 @@ function withoutStoredKey(
   provider: string,
 ): CredentialSource {
   const names = credentialHeaderNames(provider);
+  const { gateway, directives, services } = call;
+  // Both the REST API and an authenticated gateway know the caller's account (its API token).
+  const accountKnown = call.surface === "rest" || gateway.settings.authentication;
   if (provider === "workers-ai") {
-    if (call.surface !== "rest") return "none";
+    if (!accountKnown) return "none";
     putKey(headers, provider, names, workersAiAccountKey);
     return "workers-ai-account";
   }
-  const { gateway, directives, services } = call;
   if (gateway.settings.byok_only || directives.noWholesale === true) {
     const why = gateway.settings.byok_only
       ? `gateway ${gateway.id} requires provider credentials (byok_only)`
@@ -139,8 +142,7 @@ function withoutStoredKey(
       `No credentials for provider '${provider}': ${why}. Send the provider's key on the request or store one in the gateway (BYOK).`,
     );
   }
-  const unified = call.surface === "rest" || gateway.settings.authentication;
-  if (!unified || !unifiedBillingProviders.has(provider)) return "none";
+  if (!accountKnown || !unifiedBillingProviders.has(provider)) return "none";
   if (!services.credits.hasCredit()) {
     throw new GatewayRequestError(
       402,
