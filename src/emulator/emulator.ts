@@ -11,7 +11,12 @@ import { EmulatorError } from "./errors.ts";
 import { CreditBalance } from "./features/credits.ts";
 import { ResponseCache } from "./features/response-cache.ts";
 import { createIdGenerator } from "./ids.ts";
-import { FaultPicker, gatewayKinds, type MockProviders, startMockProviders } from "./mocks/index.ts";
+import {
+  FaultPicker,
+  gatewayKinds,
+  type MockProviders,
+  startMockProviders,
+} from "./mocks/index.ts";
 import {
   defaultGatewayToken,
   defaultLogCapacity,

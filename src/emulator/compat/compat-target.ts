@@ -26,8 +26,8 @@ import { isCredentialStatus } from "../step/step-runner.ts";
 import type { ResponseUsage, StepTarget } from "../step/step-target.ts";
 import { jsonUpstreamResponse } from "../transport/attempt.ts";
 import { forwardedHeaders } from "../transport/upstreams.ts";
-import type { CompatRequest } from "./openai-shape.ts";
 import { openAiChatFormat } from "./compat-format.ts";
+import type { CompatRequest } from "./openai-shape.ts";
 
 /** Where a compat target's settings and key come from. */
 export interface CompatTargetOptions {

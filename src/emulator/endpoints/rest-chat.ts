@@ -9,18 +9,17 @@
  * as on the legacy endpoints.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
-import { parseCompatRequest } from "../compat/openai-shape.ts";
 import { openAiChatFormat } from "../compat/compat-format.ts";
 import { buildCompatTarget } from "../compat/compat-target.ts";
+import { parseCompatRequest } from "../compat/openai-shape.ts";
 import type { RequestType, ServingStep } from "../delivery/log-writer.ts";
 import { serveOutcome } from "../delivery/serve-outcome.ts";
 import { deliverRouteFailure, runDynamicRoute } from "../dynamic-routes/run-route.ts";
-import { rawHeaderPairs } from "../http/io.ts";
 import { GatewayRequestError } from "../errors.ts";
 import { anthropicMessagesFormat, parseMessagesRequest } from "../formats/anthropic-messages.ts";
 import type { ClientFormat, CompatRequest } from "../formats/client-format.ts";
 import { openAiResponsesFormat, parseResponsesRequest } from "../formats/openai-responses.ts";
-import { headerValue, parseJson, readRequestBody } from "../http/io.ts";
+import { headerValue, parseJson, rawHeaderPairs, readRequestBody } from "../http/io.ts";
 import type { GatewayCall } from "../request/gateway-call.ts";
 import { openRestCall } from "../request/rest-call.ts";
 import { type RestModel, readRestModel } from "../request/rest-model.ts";
