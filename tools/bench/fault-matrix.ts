@@ -25,6 +25,7 @@ import {
   type FaultKind,
   type FaultRule,
   faultKinds,
+  gatewayKinds,
   streamOnlyKinds,
 } from "../../src/emulator/mocks/index.ts";
 import { markdownTable } from "./markdown.ts";
@@ -86,10 +87,15 @@ function ruleFor(kind: FaultKind): FaultRule {
   return rule;
 }
 
-/** One case per fault kind and mode, then the `continue` policy's two. */
+/**
+ * One case per mock provider fault kind and mode, then the `continue` policy's two. The
+ * `guardrail-*` kinds are the gateway's (its answer ends the request, no fallback), not a
+ * provider's: test/emulator/features/guardrails.test.ts holds them.
+ */
 export function matrixCases(): MatrixCase[] {
   const cases: MatrixCase[] = [];
   for (const kind of faultKinds) {
+    if (gatewayKinds.has(kind)) continue;
     for (const stream of [false, true]) {
       cases.push({ name: kind, stream, route: "default", rules: [ruleFor(kind)] });
     }
