@@ -51,6 +51,8 @@ export const gatewayErrorCodes = {
   spendLimitExceeded: 2041,
   /** 400: no stored (BYOK) key for the provider under the requested alias. */
   byokAliasNotFound: 2040,
+  /** 403: a `Host` that is not a loopback name (DNS rebinding; emulator choice). */
+  hostNotAllowed: 2042,
 } as const;
 
 /** An `AiGatewayError` body and its HTTP status. */

@@ -24,6 +24,7 @@ import {
   restErrorCodes,
 } from "./errors.ts";
 import { restErrorBody, sendGatewayError, sendJson, sendRestError } from "./http/io.ts";
+import { isLoopbackHost } from "./http/loopback-host.ts";
 import { requestPath, requestUrl } from "./http/request-path.ts";
 import { Router } from "./http/router.ts";
 import { handleRest } from "./rest/index.ts";
@@ -80,6 +81,7 @@ async function handle(
 ): Promise<void> {
   const target = request.url ?? "/";
   const path = requestPath(target);
+  if (!isLoopbackHost(request.headers.host)) throw hostNotAllowed(path, request.headers.host);
   if (path.startsWith("/client/v4/")) {
     const found = restAiRouter.lookup(request.method ?? "GET", path);
     if (found.kind === "match") {
@@ -126,6 +128,18 @@ async function handle(
     return;
   }
   sendJson(response, 404, restErrorBody(restErrorCodes.noRoute, "No route for that URI"));
+}
+
+/**
+ * The refusal of a request whose `Host` is not a loopback name: every path, since the legacy
+ * endpoints spend stored keys and create `default`, and the REST API changes gateway settings.
+ */
+function hostNotAllowed(path: string, host: string | undefined): Error {
+  const shown = host === undefined ? "no Host header" : `Host "${host.slice(0, 100)}"`;
+  const message = `The emulator answers only requests to a loopback name (127.0.0.1, localhost or [::1], with its port); this request has ${shown}. Use the URL stepwise dev prints.`;
+  return path.startsWith("/client/v4/")
+    ? new RestRequestError(403, gatewayErrorCodes.hostNotAllowed, message)
+    : new GatewayRequestError(403, gatewayErrorCodes.hostNotAllowed, message);
 }
 
 function answerError(
