@@ -4,9 +4,9 @@
  * `<CodeSnippets forceAPI="unified" />` (src/components/ai-gateway/code-example-selector.tsx): for
  * each provider of `modelOptions` an OpenAI SDK and a curl example, with a stored key (BYOK or
  * Unified Billing: only the gateway token is sent) or with the provider's key in the request
- * (not offered for `dynamic` and `workers-ai`). The AI SDK variants are held by
- * test/emulator/clients.test.ts (`unified('provider/model')` through the same endpoint); the
- * Workers binding example of the dynamic-routing page by endpoints/compat-steps.test.ts.
+ * (not offered for `dynamic` and `workers-ai`). The AI SDK variants are in compat-ai-sdk.test.ts;
+ * the
+ * Workers binding example of the dynamic-routing page is held by endpoints/compat-steps.test.ts.
  */
 import OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
