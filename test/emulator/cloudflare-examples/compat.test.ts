@@ -5,8 +5,7 @@
  * each provider of `modelOptions` an OpenAI SDK and a curl example, with a stored key (BYOK or
  * Unified Billing: only the gateway token is sent) or with the provider's key in the request
  * (not offered for `dynamic` and `workers-ai`). The AI SDK variants are in compat-ai-sdk.test.ts;
- * the
- * Workers binding example of the dynamic-routing page is held by endpoints/compat-steps.test.ts.
+ * the Workers binding example of the dynamic-routing page is held by endpoints/compat-steps.test.ts.
  */
 import OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
