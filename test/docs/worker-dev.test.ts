@@ -4,8 +4,10 @@
  * read from stdin. The test picks the port at run time (`--port 0`, then the URL wrangler prints)
  * and keeps the Worker's local KV in a temporary directory.
  */
+import { existsSync, readFileSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { StartedProcess } from "../helpers/processes.ts";
+import { localWorkerSecrets } from "../../tools/scripts/worker-dev.ts";
+import { descendantsOf, type StartedProcess } from "../helpers/processes.ts";
 import {
   documented,
   makeSandbox,
@@ -68,5 +70,32 @@ describe("npm run worker:dev and stepwise rotate, as the README shows them", () 
       headers: { authorization: "Bearer not-the-token" },
     });
     expect(response.status).toBe(401);
+  });
+
+  // The Worker's tokens never reach a command line, where `ps` shows them to every user of the
+  // machine: every process the script started (npm, tsx, wrangler, workerd) is read from /proc.
+  it("keeps the tokens off every command line and removes their vars file when it stops", async () => {
+    const commandLines = await Promise.all(
+      (await descendantsOf(worker.child.pid!)).map(({ pid }) => {
+        try {
+          return readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+        } catch {
+          return []; // exited meanwhile
+        }
+      }),
+    );
+    const wrangler = commandLines.find(
+      (argv) => argv.includes("dev") && argv.some((part) => part.endsWith("wrangler-dist/cli.js")),
+    );
+    expect(wrangler, commandLines.map((argv) => argv.join(" ")).join("\n")).toBeDefined();
+    for (const argv of commandLines)
+      for (const token of Object.values(localWorkerSecrets))
+        expect(argv.join(" ")).not.toContain(token);
+    const varsFile = wrangler![wrangler!.indexOf("--env-file") + 1] ?? "";
+    expect(readFileSync(varsFile, "utf8")).toContain(
+      `ROTATE_TOKEN=${localWorkerSecrets.ROTATE_TOKEN}`,
+    );
+    await worker.stop();
+    expect(existsSync(varsFile)).toBe(false);
   });
 });

@@ -6,6 +6,8 @@
  * the emulator with its default gateway token, and accepts the local admin token
  * `stepwise-local-admin-token`: a name for a local server on loopback, never a deployed secret
  * (Pulumi sets the real ROTATE_TOKEN from `stepwise:rotateToken`). KV lives in `.wrangler/state`.
+ * The two tokens reach wrangler through a vars file in a temporary folder (`--env-file`), never
+ * its command line; the folder is removed when wrangler exits.
  *
  * Usage: `npm run worker:dev [-- <wrangler dev options>]`, e.g. `-- --port 9000`.
  */
@@ -14,6 +16,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadConfig, workerViewText } from "../../src/config/index.ts";
 import { defaultGatewayToken } from "../../src/emulator/options.ts";
+import { writeDevVarsFile } from "./dev-vars-file.ts";
 
 /** The admin token `npm run worker:dev` accepts (`STEPWISE_ROTATE_TOKEN` for `stepwise rotate`). */
 export const localAdminToken = "stepwise-local-admin-token";
@@ -24,19 +27,30 @@ export const localGatewayUrl = "http://127.0.0.1:8787";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
-/** The `wrangler dev` arguments; `--ip` and `--port` in `extra` replace the defaults. */
-export function workerDevArguments(configJson: string, extra: readonly string[]): string[] {
+/** The Worker's secrets under `npm run worker:dev`: written to the vars file, not to argv. */
+export const localWorkerSecrets = {
+  ROTATE_TOKEN: localAdminToken,
+  GATEWAY_TOKEN: defaultGatewayToken,
+} as const;
+
+/**
+ * The `wrangler dev` arguments, with the secrets read from `varsFile` (see
+ * {@link writeDevVarsFile}); `--ip` and `--port` in `extra` replace the defaults.
+ */
+export function workerDevArguments(
+  configJson: string,
+  varsFile: string,
+  extra: readonly string[],
+): string[] {
   const unless = (flag: string, value: string) => (extra.includes(flag) ? [] : [flag, value]);
   return [
     "dev",
     ...unless("--ip", "127.0.0.1"),
     ...unless("--port", String(localWorkerPort)),
-    "--var",
-    `ROTATE_TOKEN:${localAdminToken}`,
+    "--env-file",
+    varsFile,
     "--var",
     `GATEWAY_URL:${localGatewayUrl}`,
-    "--var",
-    `GATEWAY_TOKEN:${defaultGatewayToken}`,
     "--var",
     `STEPWISE_CONFIG:${configJson}`,
     ...extra,
@@ -52,9 +66,11 @@ if (process.argv[1] === fileURLToPath(import.meta.url)) {
     `companion Worker at http://127.0.0.1:${port} · admin token ${localAdminToken} · gateway ${localGatewayUrl} (stepwise dev)\n` +
       `try: export STEPWISE_ROTATE_TOKEN=${localAdminToken} STEPWISE_WORKER_URL=http://127.0.0.1:${port}`,
   );
+  const varsFile = writeDevVarsFile(localWorkerSecrets);
+  process.on("exit", () => varsFile.remove());
   const wrangler = spawn(
     path.join(root, "node_modules", ".bin", "wrangler"),
-    workerDevArguments(workerViewText(config, { source: "Pulumi.dev.yaml" }), extra),
+    workerDevArguments(workerViewText(config, { source: "Pulumi.dev.yaml" }), varsFile.path, extra),
     { cwd: root, stdio: "inherit", env: { ...process.env, WRANGLER_SEND_METRICS: "false" } },
   );
   for (const signal of ["SIGINT", "SIGTERM"] as const)
