@@ -1,13 +1,13 @@
 /**
  * @module
- * YAML and JSON documents with every problem located: the one way Stepwise reads a user-written
- * file (stack configs, fault schedules, demo scenarios) and reports what is wrong with it — the
- * path of each bad field, its line, what is wrong and how to fix it, in file order. zod's own
+ * What is wrong with a user-written document (stack configs, fault schedules, demo scenarios,
+ * the Worker's view), every problem located: the path of each bad field, its line, what is wrong
+ * and how to fix it, in file order. The YAML reader that finds the lines is `yaml-document.ts`
+ * (apart, so the companion Worker, which reports its view's problems, never bundles the parser). zod's own
  * wording ("expected object, received null") becomes a sentence about the field and what was
  * found there; an unknown field, or a value that must be one of a few names, gets the closest
  * name ("did you mean …?"); and one mistake makes one problem.
  */
-import { isMap, isNode, isScalar, isSeq, LineCounter, parseDocument } from "yaml";
 import type { z } from "zod";
 import { humanMessage, unknownFieldMessage, type WordingOptions } from "./issue-wording.ts";
 
@@ -25,58 +25,6 @@ export interface DocumentIssue {
 
 /** Maps a field path to the 1-based line of the deepest node on it that exists. */
 export type Locate = (path: readonly PropertyKey[]) => number | undefined;
-
-export type ReadDocumentResult =
-  | { readonly ok: true; readonly value: unknown; readonly locate: Locate }
-  | { readonly ok: false; readonly issues: DocumentIssue[] };
-
-/** Parses YAML or JSON text (JSON is YAML), keeping where each node is. */
-export function readYamlDocument(text: string): ReadDocumentResult {
-  const lineCounter = new LineCounter();
-  const document = parseDocument(text, { lineCounter, prettyErrors: true });
-  if (document.errors.length > 0) {
-    return {
-      ok: false,
-      issues: document.errors.map((error) => {
-        // The pretty message's first line ends with " at line 3, column 1:", before a snippet.
-        const first = error.message.split("\n")[0] ?? error.message;
-        const what = first.replace(/ at line \d+, column \d+:?\s*$/, "").replace(/:\s*$/, "");
-        const column = error.linePos ? `, column ${error.linePos[0].col}` : "";
-        return {
-          path: "",
-          message: `not valid YAML or JSON${column}: ${what}. Check the indentation, quotes and brackets there.`,
-          ...(error.linePos ? { line: error.linePos[0].line } : {}),
-        };
-      }),
-    };
-  }
-  const lineOf = (offset: number) => lineCounter.linePos(offset).line;
-  // The line of a field is the line of its key (where a reader looks for it), which for a block
-  // mapping is the line above its value; for a list item, the item's own line. A path that goes
-  // deeper than the document does ends at the deepest part that exists.
-  const locate: Locate = (path) => {
-    let node: unknown = document.contents;
-    let line: number | undefined;
-    for (const segment of path) {
-      if (isMap(node)) {
-        const pair = node.items.find((item) => isScalar(item.key) && item.key.value === segment);
-        if (pair === undefined) break;
-        if (isNode(pair.key) && pair.key.range) line = lineOf(pair.key.range[0]);
-        node = pair.value;
-      } else if (isSeq(node)) {
-        // A name on a list is a wrapper the schema adds (a route written as a bare list of
-        // steps is read as `{ steps }`): the list itself is the next step of the path.
-        if (typeof segment !== "number") continue;
-        const item = node.items[segment];
-        if (!isNode(item) || !item.range) break;
-        line = lineOf(item.range[0]);
-        node = item;
-      } else break;
-    }
-    return line;
-  };
-  return { ok: true, value: document.toJS(), locate };
-}
 
 /** How `documentIssues` words and places each issue. */
 export interface IssueOptions extends WordingOptions {

@@ -3,7 +3,7 @@
  * Field schemas that several parts of the config share: provider slugs, Pulumi secrets, cache
  * TTLs and retry backoff. Part of the one config schema (`schema.ts`).
  */
-import { z } from "zod";
+import * as z from "zod";
 
 /** Provider slugs this schema accepts besides `custom-<slug>`. Kept in sync with the registry by a test. */
 export const builtInProviderSlugs = [

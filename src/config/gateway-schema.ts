@@ -3,7 +3,7 @@
  * The schema of a gateway: authentication, cache, rate limit, logs, retries, spend limits, BYOK
  * providers and its routes. Part of the one config schema (`schema.ts`).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { backoffSchema, cacheTtlSchema, providerSlugSchema } from "./field-schemas.ts";
 import { routeNameSchema, routeSchema } from "./route-schema.ts";
 

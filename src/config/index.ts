@@ -15,8 +15,6 @@ export {
   type Locate,
   locatedIssue,
   mergeIssues,
-  type ReadDocumentResult,
-  readYamlDocument,
   sortByLine,
 } from "./document.ts";
 export { ConfigError, type ConfigErrorCode, type ConfigIssue } from "./errors.ts";
@@ -56,3 +54,4 @@ export {
   workerView,
   workerViewText,
 } from "./worker-view-build.ts";
+export { type ReadDocumentResult, readYamlDocument } from "./yaml-document.ts";

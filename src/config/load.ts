@@ -5,11 +5,12 @@
  */
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { type Locate, readYamlDocument } from "./document.ts";
+import type { Locate } from "./document.ts";
 import { ConfigError } from "./errors.ts";
 import { parseConfig } from "./parse.ts";
 import type { StepwiseConfig } from "./schema.ts";
 import { closestName } from "./suggest.ts";
+import { readYamlDocument } from "./yaml-document.ts";
 
 /** The Pulumi project name: config keys are `stepwise:<key>`. */
 export const configNamespace = "stepwise";

@@ -23,7 +23,7 @@
  *
  * Cross-field rules (names that exist, reachable rules, split totals) live in `policy-checks.ts`.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 /** The name `steps` goes by in a policy. */
 export const defaultChainName = "default";

@@ -3,7 +3,7 @@
  * The schema of the price table (`models`): `provider/model` keys, prices per million tokens and
  * retirement notes. Part of the one config schema (`schema.ts`).
  */
-import { z } from "zod";
+import * as z from "zod";
 
 /** A price table key: `"<provider>/<model>"`. */
 export const modelKeySchema = z.string().regex(/^[a-z0-9-]+\/.+$/, {

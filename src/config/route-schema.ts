@@ -4,7 +4,7 @@
  * chains, deadline, dynamic-route switch, stream-break handling and hedging. Part of the one
  * config schema (`schema.ts`).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { backoffSchema, cacheTtlSchema, providerSlugSchema } from "./field-schemas.ts";
 import { chainsSchema, policySchema } from "./policy-schema.ts";
 

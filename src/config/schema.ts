@@ -11,7 +11,7 @@
  *
  * Messages say how to fix the problem; cross-field checks live in `checks.ts`.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { checkConfig } from "./checks.ts";
 import { providerSlugSchema, secretStringSchema } from "./field-schemas.ts";
 import { gatewaySchema } from "./gateway-schema.ts";

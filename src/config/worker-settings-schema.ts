@@ -4,7 +4,7 @@
  * ages, history, grace and per-key caps) and `worker` (name, gateway URL, app rate limit, cron,
  * health probes). Part of the one config schema (`schema.ts`).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { providerSlugSchema } from "./field-schemas.ts";
 
 export const keyCapsSchema = z

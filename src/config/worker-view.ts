@@ -15,7 +15,7 @@
  * const view = parseWorkerView(env.STEPWISE_CONFIG, { source: "STEPWISE_CONFIG" });
  * view.keys.providers; // the providers whose keys the Worker holds
  */
-import { z } from "zod";
+import * as z from "zod";
 import { documentIssues } from "./document.ts";
 import { ConfigError } from "./errors.ts";
 import {

@@ -27,6 +27,8 @@ const wranglerBin = path.join(projectRoot, "node_modules", ".bin", "wrangler");
 export interface WorkerBundle {
   readonly directory: string;
   readonly scriptPath: string;
+  /** esbuild's metafile of the build (`--metafile`): every input and its bytes in the bundle. */
+  readonly metafilePath: string;
   /** What wrangler printed (its binding table). */
   readonly output: string;
   remove(): Promise<void>;
@@ -37,12 +39,13 @@ export async function buildWorkerBundle(): Promise<WorkerBundle> {
   const directory = await mkdtemp(path.join(tmpdir(), "stepwise-worker-"));
   const { stdout, stderr } = await run(
     wranglerBin,
-    ["deploy", "--dry-run", "--outdir", directory],
+    ["deploy", "--dry-run", "--outdir", directory, "--metafile"],
     { cwd: projectRoot, env: { ...process.env, WRANGLER_SEND_METRICS: "false", CI: "1" } },
   );
   return {
     directory,
     scriptPath: path.join(directory, "index.js"),
+    metafilePath: path.join(directory, "bundle-meta.json"),
     output: `${stdout}\n${stderr}`,
     remove: () => rm(directory, { recursive: true, force: true }),
   };

@@ -7,8 +7,9 @@
  * recovery. A scenario file (YAML or JSON) replaces it.
  */
 import { readFile } from "node:fs/promises";
-import { z } from "zod";
-import { documentIssues, formatIssues, readYamlDocument } from "../config/document.ts";
+import * as z from "zod";
+import { documentIssues, formatIssues } from "../config/document.ts";
+import { readYamlDocument } from "../config/yaml-document.ts";
 import { faultRuleSchema } from "../emulator/mocks/index.ts";
 import { StepwiseError } from "../errors/index.ts";
 

@@ -4,7 +4,7 @@
  * parse into a 400 that names each bad field. Messages are fixed text: they never echo a value,
  * so a key sent in the wrong field cannot come back in an error.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { WorkerError } from "./errors.ts";
 import { versionPattern } from "./key-layout.ts";
 

@@ -5,6 +5,7 @@
  */
 import { existsSync } from "node:fs";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { readBundleInputs, unwantedBundleInputs } from "../../tools/bench/worker-bundle-inputs.ts";
 import { checkWorkerTypes } from "../../tools/scripts/worker-types.ts";
 import {
   buildWorkerBundle,
@@ -32,6 +33,15 @@ describe("companion Worker bundle", () => {
     expect(bundle.output).toMatch(/env\.KEY_LEDGER \(KeyLedger\).*Durable Object/);
     expect(bundle.output).toMatch(/env\.APP_LIMITER \(AppLimiter\).*Durable Object/);
     expect(bundle.output).toMatch(/env\.EVENTS \(stepwise_events\).*Analytics Engine Dataset/);
+  });
+
+  // The Worker ships what it runs: its view is JSON (no YAML parser, no config parser), and zod
+  // without its translations (issue #23 measured 647 kB when both were in).
+  it("carries only what the Worker runs: no yaml, no config parser, no zod translations", async () => {
+    const inputs = await readBundleInputs(bundle.metafilePath);
+    expect(inputs.has("src/worker/index.ts")).toBe(true);
+    expect([...inputs.keys()].some((input) => input.startsWith("node_modules/zod/"))).toBe(true);
+    expect(unwantedBundleInputs(inputs)).toEqual([]);
   });
 
   it("the bundle runs in workerd and explains a missing STEPWISE_CONFIG instead of failing blindly", async () => {

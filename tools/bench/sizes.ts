@@ -27,6 +27,11 @@ import { measureStartup } from "./startup-time.ts";
 import { formatBytes, formatCount, quantile } from "./stats.ts";
 import { parseWranglerUpload } from "./tool-output.ts";
 import type { BenchContext, Benchmark, BenchResult } from "./types.ts";
+import {
+  groupBundleInputs,
+  readBundleInputs,
+  unwantedBundleInputs,
+} from "./worker-bundle-inputs.ts";
 
 /** `stepwise --help` start-up: at most this long, and at most this many times a bare `node -e 0`. */
 const startupBudgetMs = 250;
@@ -65,6 +70,8 @@ async function run(context: BenchContext): Promise<BenchResult> {
     workerGzip += gzipSync(contents, { level: 9 }).byteLength;
   }
   const wrangler = parseWranglerUpload(bundle.output);
+  const workerInputs = await readBundleInputs(bundle.metafilePath);
+  const unwanted = unwantedBundleInputs(workerInputs);
   context.progress("measuring `stepwise --help` start-up");
   const startups = await measureStartup(["bin/stepwise.js", "--help"], root, 7);
   const startup = Math.min(...startups.wallMs);
@@ -140,6 +147,15 @@ async function run(context: BenchContext): Promise<BenchResult> {
     rows,
     ["left", "right", "right", "right", "left"],
   );
+  const workerInputsTable = markdownTable(
+    ["in the Worker's `index.js` (esbuild's metafile)", "files", "minified bytes"],
+    groupBundleInputs(workerInputs).map((group) => [
+      group.name.startsWith("src/") ? `\`${group.name}\`` : `${group.name} (npm)`,
+      String(group.files),
+      formatCount(group.bytes),
+    ]),
+    ["left", "right", "right"],
+  );
   const body = [
     "The client as `npm run size` measures it. *One file*: the package as `npm run build` writes it and an app's module bundled into one file by `esbuild --bundle --minify` (neutral platform, ES2022), as wrangler bundles a Worker: what loads on demand is in it too. The budget is this figure for an app that chats and streams: at most 20 kB gzipped (level 9). wrangler keeps names by default, which the last column adds.",
     "",
@@ -157,6 +173,10 @@ async function run(context: BenchContext): Promise<BenchResult> {
     "",
     table,
     "",
+    "What the Worker's bundle carries, from the metafile `wrangler deploy --dry-run --metafile` writes (bytes of each input in the minified output, before gzip). No YAML parser, config parser or zod translations: test/e2e/worker-bundle.test.ts fails if one comes back.",
+    "",
+    workerInputsTable,
+    "",
     `Exact bytes: client in one file (chat and stream) ${formatCount(budgeted.minifiedBytes)} minified, ${formatCount(budgeted.gzippedBytes)} gzipped (${formatCount(budgeted.keepNamesGzippedBytes)} with \`--keep-names\`); split, the core of an app using \`chat\` ${formatCount(client.gzippedBytes)} gzipped (${formatCount(client.totalGzippedBytes)} with every chunk); Worker ${formatCount(workerRaw)} raw, ${formatCount(workerGzip)} gzipped.`,
     "",
     `CLI start-up (the built \`bin/stepwise.js\` → \`dist/\`): \`stepwise --help\` took **${seconds(startup)}** at best of seven runs (median ${seconds(quantile(startups.wallMs, 0.5))}, CPU ${seconds(quantile(startups.cpuMs, 0.5))} at the median); a bare \`node -e 0\` run between them took ${seconds(bare)} at best (median ${seconds(quantile(startups.bareWallMs, 0.5))}): **${(startup / bare).toFixed(2)}×**. Commands load their heavy modules when they run, not at start-up.`,
@@ -170,6 +190,12 @@ async function run(context: BenchContext): Promise<BenchResult> {
         goal: `≤ ${formatBytes(oneFileBudgetBytes)}`,
         measured: formatBytes(budgeted.gzippedBytes),
         met: budgeted.gzippedBytes <= oneFileBudgetBytes,
+      },
+      {
+        name: "Worker bundle: no YAML parser, config parser or zod translations",
+        goal: "none",
+        measured: unwanted.length === 0 ? "none" : `${unwanted.length} inputs, e.g. ${unwanted[0]}`,
+        met: unwanted.length === 0,
       },
       {
         name: "`stepwise --help` start-up (best of 7)",

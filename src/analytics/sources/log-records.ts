@@ -15,7 +15,7 @@
  * - attempts: the number of records; route and mode: metadata `route` / `mode` (else `unknown`,
  *   `universal`), and every metadata entry is kept for `--by metadata.<key>`.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { AnalyticsEvent } from "../dimensions.ts";
 
 /** Shape of one log record as the analytics needs it (SDK `LogListResponse`, plus ids). */

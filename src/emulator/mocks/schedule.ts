@@ -14,9 +14,10 @@
 
 import { readFile } from "node:fs/promises";
 import path from "node:path";
-import { z } from "zod";
-import { documentIssues, type Locate, readYamlDocument } from "../../config/document.ts";
+import * as z from "zod";
+import { documentIssues, type Locate } from "../../config/document.ts";
 import { providerSlugSchema } from "../../config/schema.ts";
+import { readYamlDocument } from "../../config/yaml-document.ts";
 import { FaultScheduleError } from "./errors.ts";
 import type { FaultKind, FaultRule, FaultSchedule } from "./types.ts";
 

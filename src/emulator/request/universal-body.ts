@@ -7,7 +7,7 @@
  * explain a body the check refuses (test/emulator/request/universal-body.test.ts holds them
  * together).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { GatewayRequestError } from "../errors.ts";
 import { maxRetryDelayMs } from "./directives.ts";
 

@@ -4,7 +4,7 @@
  * arithmetic and body/query checks shared by the REST handlers.
  */
 import type { IncomingMessage } from "node:http";
-import { z } from "zod";
+import * as z from "zod";
 import { RestRequestError, restErrorCodes } from "../errors.ts";
 import { parseJson, readRequestBody } from "../http/io.ts";
 

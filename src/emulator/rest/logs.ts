@@ -5,7 +5,7 @@
  * and response bodies (`logs.request` / `logs.response`: the body as logged, with its content
  * type, not wrapped in the API envelope), and delete (all, or those the filters select).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { RestRequestError, restErrorCodes } from "../errors.ts";
 import type { GatewayLogRecord } from "../features/log-store.ts";
 import { notFound, paginate, readBody, readPage, success } from "./envelope.ts";

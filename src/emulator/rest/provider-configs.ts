@@ -6,7 +6,7 @@
  * store), list — and delete by id (not in the SDK; the emulator's guess at the API's shape, for
  * tools that remove what they made).
  */
-import { z } from "zod";
+import * as z from "zod";
 import { isKnownProvider } from "../../providers/index.ts";
 import { RestRequestError, restErrorCodes } from "../errors.ts";
 import {

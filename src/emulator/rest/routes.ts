@@ -5,7 +5,7 @@
  * only once deployed; deploying an older version rolls back. List endpoints answer
  * `{success, data: {routes|versions|deployments, page, per_page, order_by, order_by_direction}}`.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { RouteElement } from "../../routes/index.ts";
 import { RestRequestError, restErrorCodes } from "../errors.ts";
 import {

@@ -5,7 +5,7 @@
  * get, delete) and secrets (create several at once, list, get, edit, delete). Values are
  * write-only: no answer carries one. Editing a secret's value takes effect on the next request.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { RestRequestError, restErrorCodes, SecretsStoreRefusal } from "../errors.ts";
 import { type SecretRecord, secretJson, secretScopes } from "../state/secrets-store.ts";
 import { notFound, paginate, readBody, readPage, success } from "./envelope.ts";

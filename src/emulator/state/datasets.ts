@@ -3,7 +3,7 @@
  * A gateway's datasets (`/gateways/{id}/datasets`): named log filters that evaluations use. The
  * emulator stores them (create, list, get, replace, delete); it runs no evaluations.
  */
-import { z } from "zod";
+import * as z from "zod";
 
 export const datasetFilterSchema = z.object({
   key: z.enum(

@@ -4,7 +4,7 @@
  * reads them), the zod schema that checks create/update bodies, and the conversion from a
  * Stepwise config gateway.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { GatewayConfig } from "../../config/index.ts";
 
 const backoffSchema = z.enum(["constant", "linear", "exponential"]);

@@ -5,7 +5,7 @@
  * Routes from the config are seeded as compiled graphs (`compileDynamicRoute`), version 1
  * deployed.
  */
-import { z } from "zod";
+import * as z from "zod";
 import { findGraphProblems, type RouteElement } from "../../routes/index.ts";
 
 const elementSchema = z.object({

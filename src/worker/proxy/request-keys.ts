@@ -7,7 +7,7 @@
  * provider whose keys the Worker holds gets them, BYOK or not, so proxied and `dynamic/<route>`
  * calls follow the same rotations.
  */
-import { z } from "zod";
+import * as z from "zod";
 import type { WorkerViewGateway } from "../../config/worker-view.ts";
 import { isKnownProvider } from "../../providers/index.ts";
 import type { UsableKey } from "../edge-keys.ts";
