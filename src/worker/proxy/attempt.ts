@@ -56,8 +56,30 @@ async function send(
   init: RequestInit,
   context: HandlerContext,
 ): Promise<ClassifiedAnswer> {
-  const response = await context.fetch(target, { ...init, redirect: "manual" });
+  const request = { ...init, redirect: "manual" } as const;
+  let response: Response;
+  try {
+    response = await context.fetch(target, request);
+  } catch (error) {
+    // workerd keeps its connections to the gateway open between calls, and one that an answer
+    // left unusable (HTTP trailers after a chunked body stay unread on it) fails the next request
+    // sent on it; the request goes once more, on a new connection, when its body can be sent
+    // again and the call was not aborted. The gateway may have seen the first one too.
+    if (init.signal?.aborted === true || !replayable(init.body)) throw error;
+    response = await context.fetch(target, request);
+  }
   return classifyAnswer(response);
+}
+
+/** A body fetch can send twice: none, text or bytes (a stream goes once). */
+function replayable(body: RequestInit["body"]): boolean {
+  return (
+    body === undefined ||
+    body === null ||
+    typeof body === "string" ||
+    body instanceof ArrayBuffer ||
+    ArrayBuffer.isView(body)
+  );
 }
 
 async function settle(answer: Promise<ClassifiedAnswer>): Promise<AttemptResult> {
