@@ -7,7 +7,7 @@
  * as KV propagates (about 60 s).
  */
 import { matchesDigest, randomHex, randomToken, sha256Hex } from "./crypto.ts";
-import type { EdgeReader } from "./edge-keys.ts";
+import type { EdgeReader } from "./edge-reader.ts";
 import type { StoredAppToken } from "./key-layout.ts";
 import type { NewApp } from "./ledger/ledger-api.ts";
 

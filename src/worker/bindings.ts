@@ -5,8 +5,8 @@
  * dataset, a different clock). The names are the contract with `wrangler.jsonc` and Pulumi.
  */
 
+import type { AppLimiterApi } from "./app-limiter.ts";
 import type { KeyLedgerApi } from "./ledger/ledger-api.ts";
-import type { AppLimiterApi } from "./limits/app-limiter.ts";
 import type { ProviderMonitorApi } from "./pool/monitor-api.ts";
 
 /** Options of a KV write that this Worker uses. */

@@ -11,7 +11,7 @@ import type {
   WorkerEnv,
 } from "./bindings.ts";
 import { type DailySummaryEnv, runDailySummary } from "./daily-summary.ts";
-import { defaultEdgeCacheMs, EdgeCache, EdgeReader } from "./edge-keys.ts";
+import { defaultEdgeCacheMs, EdgeCache, EdgeReader } from "./edge-reader.ts";
 import { errorResponse } from "./errors.ts";
 import type {
   FetchFunction,

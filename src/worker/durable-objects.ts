@@ -14,6 +14,12 @@
  * clock and a KV double.
  */
 import { DurableObject } from "cloudflare:workers";
+import {
+  type AppLimiterApi,
+  FixedWindowCounter,
+  type RateLimit,
+  type WindowCount,
+} from "./app-limiter.ts";
 import type { WorkerEnv } from "./bindings.ts";
 import type { ProbeResult } from "./health/model-health.ts";
 import { ModelHealthBook, type ProbeSettings } from "./health/model-health-book.ts";
@@ -21,12 +27,6 @@ import { KeyLedgerCore } from "./ledger/key-ledger.ts";
 import type { KeyLedgerApi, NewApp, RotateRequest } from "./ledger/ledger-api.ts";
 import type { LedgerStorage } from "./ledger/ledger-storage.ts";
 import { ledgerTargets } from "./ledger/ledger-targets.ts";
-import {
-  type AppLimiterApi,
-  FixedWindowCounter,
-  type RateLimit,
-  type WindowCount,
-} from "./limits/app-limiter.ts";
 import type { KeyReport, KeySnapshot } from "./pool/key-usage.ts";
 import type { ProviderMonitorApi } from "./pool/monitor-api.ts";
 import { KeyPoolMonitorCore } from "./pool/provider-monitor.ts";

@@ -4,11 +4,12 @@
  * request's bindings, the settings, and the injected clock, fetch and logger. Built fresh per
  * request by `createWorker`.
  */
+
+import type { AppLimiterApi } from "./app-limiter.ts";
 import type { AnalyticsDatasetLike, ExecutionContextLike, KvNamespaceLike } from "./bindings.ts";
-import type { EdgeReader } from "./edge-keys.ts";
-import type { KeyReportSettings } from "./key-report.ts";
+import type { EdgeReader } from "./edge-reader.ts";
+import type { KeyReportSettings } from "./ledger/key-versions-view.ts";
 import type { KeyLedgerApi } from "./ledger/ledger-api.ts";
-import type { AppLimiterApi } from "./limits/app-limiter.ts";
 import type { KeyPoolTracker } from "./pool/key-tracker.ts";
 import type { ProviderMonitorApi } from "./pool/monitor-api.ts";
 import type { WorkerSettings } from "./settings.ts";

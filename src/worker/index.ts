@@ -17,6 +17,12 @@
  */
 import { createWorker } from "./create-worker.ts";
 
+export {
+  type AppLimiterApi,
+  FixedWindowCounter,
+  type RateLimit,
+  type RateLimitDecision,
+} from "./app-limiter.ts";
 export { type AppView, appView, newAppToken, verifyAppToken } from "./app-tokens.ts";
 export type * from "./bindings.ts";
 export {
@@ -25,10 +31,10 @@ export {
   type WorkerOptions,
 } from "./create-worker.ts";
 export { AppLimiter, KeyLedger, ProviderMonitor } from "./durable-objects.ts";
-export { EdgeReader, type UsableKey } from "./edge-keys.ts";
+export { EdgeReader, type UsableKey } from "./edge-reader.ts";
 export { WorkerError } from "./errors.ts";
 export type { FetchFunction, TimerFunction, WorkerLogger } from "./handler-context.ts";
-export type { HealthDocument, ModelHealthEntry } from "./health/health-report.ts";
+export type { HealthDocument, ModelHealthEntry } from "./health/health-document.ts";
 export { ModelHealthBook } from "./health/model-health-book.ts";
 export {
   type EdgeKeyRecord,
@@ -38,19 +44,18 @@ export {
   type StoredAppToken,
   type StoredKeyMetadata,
 } from "./key-layout.ts";
-export type { KeyFlag, KeyVersionView, PoolKeyView, ProviderKeysView } from "./key-report.ts";
 export { type ByokTargetOptions, byokSecretTarget } from "./ledger/byok-target.ts";
 export { KeyLedgerCore, type KeyLedgerOptions } from "./ledger/key-ledger.ts";
+export type {
+  KeyFlag,
+  KeyVersionView,
+  PoolKeyView,
+  ProviderKeysView,
+} from "./ledger/key-versions-view.ts";
 export { kvEdgeTarget } from "./ledger/kv-edge-target.ts";
 export type * from "./ledger/ledger-api.ts";
 export type { LedgerStorage } from "./ledger/ledger-storage.ts";
 export type { LedgerChange, WriteThroughTarget } from "./ledger/write-through.ts";
-export {
-  type AppLimiterApi,
-  FixedWindowCounter,
-  type RateLimit,
-  type RateLimitDecision,
-} from "./limits/app-limiter.ts";
 export { KeyPoolTracker } from "./pool/key-tracker.ts";
 export type { ProviderMonitorApi } from "./pool/monitor-api.ts";
 export { KeyPoolMonitorCore } from "./pool/provider-monitor.ts";

@@ -6,10 +6,10 @@
  * and the health it publishes (`GET /health`) is written to `report:health`.
  */
 import type { HandlerContext } from "./handler-context.ts";
-import type { HealthDocument } from "./health/health-report.ts";
+import type { HealthDocument } from "./health/health-document.ts";
 import { probeProviders } from "./health/probe.ts";
 import { defaultKeyName, keyLayout } from "./key-layout.ts";
-import { describeAllProviders, type KeyFlag } from "./key-report.ts";
+import { describeAllProviders, type KeyFlag } from "./ledger/key-versions-view.ts";
 import type { SweepResult } from "./ledger/ledger-api.ts";
 
 /** One key of a provider's pool in the cron's key report. */

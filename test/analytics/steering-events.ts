@@ -25,7 +25,7 @@ import { createProviderLimits } from "../../src/client/limits/provider-limits.ts
 import { jsonLinesRecorder } from "../../src/client/node/jsonl-recorder.ts";
 import { parseConfig, workerView } from "../../src/config/index.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
-import { healthDocument } from "../../src/worker/health/health-report.ts";
+import { healthDocument } from "../../src/worker/health/health-document.ts";
 import type { HealthState } from "../../src/worker/health/model-health.ts";
 
 const accountId = "0123456789abcdef0123456789abcdef";

@@ -13,7 +13,7 @@ import type { HandlerContext } from "../handler-context.ts";
 import { keyLayout } from "../key-layout.ts";
 import { classifyAnswer } from "../proxy/gateway-refusal.ts";
 import { stepHeaders } from "../proxy/headers.ts";
-import { type HealthDocument, healthDocument, type ModelHealthView } from "./health-report.ts";
+import { type HealthDocument, healthDocument, type ModelHealthView } from "./health-document.ts";
 import type { ProbeResult } from "./model-health.ts";
 
 /** One provider/model to probe, and the gateway to probe it through. */

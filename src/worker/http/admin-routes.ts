@@ -17,12 +17,12 @@ import { appView, newAppToken } from "../app-tokens.ts";
 import { jsonResponse } from "../errors.ts";
 import { keyLayout } from "../key-layout.ts";
 import type { LedgerAnswer } from "../ledger/ledger-api.ts";
-import { methodNotAllowed } from "../routing.ts";
 import { requireAdmin } from "./auth.ts";
 import { limitBody, readJsonBody } from "./body.ts";
 import type { WorkerHonoEnv } from "./hono-env.ts";
 import { addKeyRoutes } from "./key-routes.ts";
 import { committed, propagationView } from "./ledger-answers.ts";
+import { methodNotAllowed } from "./path-errors.ts";
 
 /** Adds the admin routes to `app`. */
 export function addAdminRoutes(app: Hono<WorkerHonoEnv>): void {

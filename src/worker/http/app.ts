@@ -9,11 +9,11 @@ import { Hono } from "hono";
 import { HTTPException } from "hono/http-exception";
 import { errorResponse, jsonResponse, unauthorized, WorkerError } from "../errors.ts";
 import type { HandlerContext, WorkerLogger } from "../handler-context.ts";
-import { healthResponse } from "../health/health-report.ts";
-import { checkPath, methodNotAllowed, notFound } from "../routing.ts";
+import { healthResponse } from "../health/health-document.ts";
 import { addAdminRoutes } from "./admin-routes.ts";
 import { authenticateApp, isAdminToken } from "./auth.ts";
 import type { WorkerHonoEnv } from "./hono-env.ts";
+import { checkPath, methodNotAllowed, notFound } from "./path-errors.ts";
 import { addProxyRoutes } from "./proxy-routes.ts";
 
 /** Builds the routes; `contextFor` makes each request's context from its bindings. */

@@ -11,8 +11,8 @@ import { verifyAppToken } from "../app-tokens.ts";
 import { secretsEqual } from "../crypto.ts";
 import { errorResponse, unauthorized } from "../errors.ts";
 import type { HandlerContext } from "../handler-context.ts";
+import type { ProxyCaller } from "../proxy/call-setup.ts";
 import { appTokenFrom } from "../proxy/headers.ts";
-import type { ProxyCaller } from "../proxy/proxy-target.ts";
 import type { WorkerHonoEnv } from "./hono-env.ts";
 
 /** The one 401 every failed check answers with. */

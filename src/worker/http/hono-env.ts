@@ -6,7 +6,7 @@
  */
 import type { WorkerEnv } from "../bindings.ts";
 import type { HandlerContext } from "../handler-context.ts";
-import type { ProxyCaller } from "../proxy/proxy-target.ts";
+import type { ProxyCaller } from "../proxy/call-setup.ts";
 
 export interface WorkerHonoEnv {
   Bindings: WorkerEnv;

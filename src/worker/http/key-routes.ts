@@ -27,11 +27,15 @@ import {
 import { jsonResponse, WorkerError } from "../errors.ts";
 import type { HandlerContext } from "../handler-context.ts";
 import { defaultKeyName, keyLayout, keyNamePattern, versionPattern } from "../key-layout.ts";
-import { describeAllProviders, describeProvider, viewVersion } from "../key-report.ts";
-import { methodNotAllowed, notFound } from "../routing.ts";
+import {
+  describeAllProviders,
+  describeProvider,
+  viewVersion,
+} from "../ledger/key-versions-view.ts";
 import { readJsonBody } from "./body.ts";
 import type { WorkerHonoEnv } from "./hono-env.ts";
 import { committed, propagationView, providerAnswer, viewWithHealth } from "./ledger-answers.ts";
+import { methodNotAllowed, notFound } from "./path-errors.ts";
 
 /** Adds the key routes to `app` (behind the admin check). */
 export function addKeyRoutes(app: Hono<WorkerHonoEnv>): void {

@@ -6,10 +6,10 @@
  */
 import { jsonResponse, WorkerError } from "../errors.ts";
 import type { HandlerContext } from "../handler-context.ts";
-import { describeProvider } from "../key-report.ts";
+import { describeProvider } from "../ledger/key-versions-view.ts";
 import type { LedgerAnswer, Propagation, ProviderState } from "../ledger/ledger-api.ts";
+import { withHealth } from "../pool/key-health-view.ts";
 import type { KeySnapshot } from "../pool/key-usage.ts";
-import { withHealth } from "./key-health-view.ts";
 
 /** The value of a committed answer; a refusal becomes its 4xx. */
 export function committed<Value>(

@@ -5,10 +5,10 @@
  */
 import type { Context, Hono } from "hono";
 import { maxProxyJsonBytes, proxyCompat, proxyNative, proxyUniversal } from "../proxy/proxy.ts";
-import { methodNotAllowed, notFound } from "../routing.ts";
 import { requireApp } from "./auth.ts";
 import { limitBody } from "./body.ts";
 import type { WorkerHonoEnv } from "./hono-env.ts";
+import { methodNotAllowed, notFound } from "./path-errors.ts";
 
 type ProxyContext = Context<WorkerHonoEnv>;
 

@@ -12,7 +12,7 @@
  * documented as such; the provider's own remaining-quota headers and 429s correct it.
  */
 import type { KeyCaps } from "../../config/schema.ts";
-import type { UsableKey } from "../edge-keys.ts";
+import type { UsableKey } from "../edge-reader.ts";
 import {
   addWindow,
   availability,

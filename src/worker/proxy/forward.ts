@@ -17,9 +17,9 @@
 import type { CallPoint } from "../analytics-schema.ts";
 import { WorkerError } from "../errors.ts";
 import type { HandlerContext } from "../handler-context.ts";
+import { type CallFacts, callPoint, writeCallPoint } from "./analytics-point.ts";
 import { sendAttempt } from "./attempt.ts";
 import { type CallDeadline, remainingMs, requestTimedOut } from "./call-deadline.ts";
-import { type CallFacts, callPoint, writeCallPoint } from "./call-point.ts";
 import { SecretScrubber } from "./scrub.ts";
 
 /** A request ready to go upstream. */

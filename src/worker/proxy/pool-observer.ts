@@ -8,7 +8,7 @@
  * and isolate unless a key just became unavailable.
  */
 import type { CallPoint } from "../analytics-schema.ts";
-import type { UsableKey } from "../edge-keys.ts";
+import type { UsableKey } from "../edge-reader.ts";
 import type { HandlerContext } from "../handler-context.ts";
 import { readQuota } from "../pool/quota-headers.ts";
 import type { CallObserver } from "./forward.ts";

@@ -26,14 +26,14 @@
  */
 import { isKnownProvider } from "../../providers/index.ts";
 import { parseBody } from "../admin-schemas.ts";
-import type { UsableKey } from "../edge-keys.ts";
+import type { UsableKey } from "../edge-reader.ts";
 import type { HandlerContext } from "../handler-context.ts";
 import { readJsonBody } from "../http/body.ts";
-import type { AskedStep } from "./call-point.ts";
+import type { AskedStep } from "./analytics-point.ts";
+import { afterLimit, type ProxyCaller, prepare, secretsOf } from "./call-setup.ts";
 import { forward } from "./forward.ts";
 import { addProviderAuth, stepHeaders } from "./headers.ts";
 import { keyObserver, type SentKey, universalObserver } from "./pool-observer.ts";
-import { afterLimit, type ProxyCaller, prepare, secretsOf } from "./proxy-target.ts";
 import {
   compatBodySchema,
   modelOf,

@@ -10,7 +10,7 @@
 import * as z from "zod";
 import type { WorkerViewGateway } from "../../config/worker-view.ts";
 import { isKnownProvider } from "../../providers/index.ts";
-import type { UsableKey } from "../edge-keys.ts";
+import type { UsableKey } from "../edge-reader.ts";
 import { WorkerError } from "../errors.ts";
 import type { HandlerContext } from "../handler-context.ts";
 

@@ -5,7 +5,7 @@
  * pool of one key is never blocked by them.
  */
 import { describe, expect, it } from "vitest";
-import { KeyPoolTracker } from "../../src/worker/pool/key-tracker.ts";
+import { KeyPoolTracker } from "../../../src/worker/pool/key-tracker.ts";
 
 const only = { name: "default", key: "sk-test-only-000001", version: "v1" };
 const now = 1_700_000_000_000;

@@ -3,7 +3,7 @@
  * Answers shared by the routes: the path check (every segment must be valid percent-encoding),
  * 404 and 405.
  */
-import { WorkerError } from "./errors.ts";
+import { WorkerError } from "../errors.ts";
 
 /**
  * Checks that every segment of a URL path is valid percent-encoding.

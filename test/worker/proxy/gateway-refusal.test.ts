@@ -4,7 +4,7 @@
  * Whatever was read to decide, the answer passed on is byte for byte the one that came.
  */
 import { describe, expect, it } from "vitest";
-import { classifyAnswer, maxInspectedBytes } from "../../src/worker/proxy/gateway-refusal.ts";
+import { classifyAnswer, maxInspectedBytes } from "../../../src/worker/proxy/gateway-refusal.ts";
 
 const json = { "content-type": "application/json" };
 

@@ -5,13 +5,8 @@
  * `GET /keys` returns and what the cron checks. Built from what the ledger committed, never from
  * KV; it never holds a key's value.
  */
-import { defaultKeyName, isExpired, type StoredKeyMetadata } from "./key-layout.ts";
-import type {
-  LedgerPointer,
-  PendingWrite,
-  PoolKeyState,
-  ProviderState,
-} from "./ledger/ledger-api.ts";
+import { defaultKeyName, isExpired, type StoredKeyMetadata } from "../key-layout.ts";
+import type { LedgerPointer, PendingWrite, PoolKeyState, ProviderState } from "./ledger-api.ts";
 
 const dayMs = 86_400_000;
 

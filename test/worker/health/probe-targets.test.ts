@@ -3,8 +3,8 @@
  * and the chains its policy picks — for the providers the Worker holds keys for, each once.
  */
 import { describe, expect, it } from "vitest";
-import { parseConfig, workerView } from "../../src/config/index.ts";
-import { probeTargets } from "../../src/worker/health/probe.ts";
+import { parseConfig, workerView } from "../../../src/config/index.ts";
+import { probeTargets } from "../../../src/worker/health/probe.ts";
 
 /** A config whose routes send four models through one gateway, with probes on or off. */
 function configWithProbes(enabled: boolean) {

@@ -7,13 +7,13 @@
  * Analytics Engine point needs, and the secrets scrubbed from its answer.
  */
 import type { WorkerViewGateway } from "../../config/worker-view.ts";
+import type { RateLimitDecision } from "../app-limiter.ts";
 import { WorkerError } from "../errors.ts";
 import type { HandlerContext } from "../handler-context.ts";
 import type { StoredAppToken } from "../key-layout.ts";
-import type { RateLimitDecision } from "../limits/app-limiter.ts";
 import { findGateway } from "../settings.ts";
+import { type CallFacts, requestMetadata } from "./analytics-point.ts";
 import { type CallDeadline, readDeadline } from "./call-deadline.ts";
-import { type CallFacts, requestMetadata } from "./call-point.ts";
 import { upstreamHeaders } from "./headers.ts";
 import type { ResolvedPool } from "./request-keys.ts";
 

@@ -5,9 +5,9 @@
  * until when not, and why), the provider's latest remaining quota, and its counters.
  */
 import type { KeyCaps } from "../../config/schema.ts";
-import type { PoolKeyView, ProviderKeysView } from "../key-report.ts";
-import { availability } from "../pool/key-condition.ts";
-import type { KeySnapshot } from "../pool/key-usage.ts";
+import type { PoolKeyView, ProviderKeysView } from "../ledger/key-versions-view.ts";
+import { availability } from "./key-condition.ts";
+import type { KeySnapshot } from "./key-usage.ts";
 
 /** One key's health. */
 export interface KeyHealthView {
