@@ -13,9 +13,9 @@
  * A provider a gateway keeps in `byok.providers` gets no key from the Worker unless the Worker
  * holds keys for it (then the Worker's, which the ledger also writes to the gateway's stored key).
  * Whatever credentials the app sent are removed; the gateway token is added. Per call the Worker
- * reads the app's record and one record per provider (its pool of keys) from KV, in parallel with
- * the app's limiter, writes nothing to KV, and forwards the body untouched where it can (compat,
- * provider-native) or with only the step headers replaced (universal).
+ * reads the app's record and, once the app's limiter let the call through, one record per provider
+ * (its pool of keys) from KV; it writes nothing to KV, and forwards the body untouched where it
+ * can (compat, provider-native) or with only the step headers replaced (universal).
  *
  * Pools: a universal step is sent once per usable key of its provider (at most
  * {@link maxKeysPerStep}), so a 429 or 401/403 for one key moves the gateway to the next key
@@ -187,12 +187,10 @@ export async function proxyNative(
 ): Promise<Response> {
   const target = prepare(request, params.account, params.gateway, caller, context);
   const { provider } = params;
-  const known = isKnownProvider(provider);
-  const pools = known ? resolvePools([provider], target.gateway, context) : undefined;
-  pools?.catch(() => undefined);
+  // Nothing is read for the call before the limiter let it through (issue #23).
   await afterLimit(target, Promise.resolve());
-  if (!known || pools === undefined) throw unknownProvider();
-  const [pool] = (await pools) as [ResolvedPool];
+  if (!isKnownProvider(provider)) throw unknownProvider();
+  const [pool] = (await resolvePools([provider], target.gateway, context)) as [ResolvedPool];
   if (pool.source === "missing") throw noUsableKey(provider);
   if (pool.blocked !== null) throw providerAtCap([pool], context.now());
   const hasBody = request.method !== "GET" && request.method !== "HEAD";
