@@ -49,7 +49,7 @@ function buildSchema(z: typeof Zod) {
     id: z.string().max(eventLimits.maxIdLength),
     gateway: name.min(1),
     route: name.min(1),
-    mode: z.enum(["universal", "dynamic", "fetch"]),
+    mode: z.enum(["universal", "dynamic", "rest", "fetch"]),
     step: count(eventLimits.maxStep).nullable(),
     provider: name.nullable(),
     model: name.nullable(),
@@ -107,7 +107,8 @@ function readEvent(value: unknown): CallEvent | null {
   if (typeof time !== "string" || eventTime(time) === null) return null;
   if (typeof id !== "string" || id.length > eventLimits.maxIdLength) return null;
   if (!isName(gateway) || gateway === "" || !isName(route) || route === "") return null;
-  if (mode !== "universal" && mode !== "dynamic" && mode !== "fetch") return null;
+  if (mode !== "universal" && mode !== "dynamic" && mode !== "rest" && mode !== "fetch")
+    return null;
   if (step !== null && !isCount(step, eventLimits.maxStep)) return null;
   if ((provider !== null && !isName(provider)) || (model !== null && !isName(model))) return null;
   if (!isCount(status, eventLimits.maxStatus) || typeof ok !== "boolean") return null;

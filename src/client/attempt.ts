@@ -2,7 +2,8 @@
  * @module
  * One attempt of a call, from the request to the answer read back. The request is the steps of
  * the attempt as a universal body (`routes/universal.ts`, each through its provider's adapter),
- * or, for a dynamic route, its name to the compat endpoint; it goes to `fetch`, or to the hedge
+ * or, for a dynamic route, its name to the compat endpoint (on the REST API, `createRestClient`: the
+ * dynamic route, or one step's `author/model`, to `/ai/v1/…`); it goes to `fetch`, or to the hedge
  * for a route with `hedge` (`hedge/hedge.ts`). The answer says which step served
  * (`cf-aig-step`, `cf-aig-provider`, `cf-aig-model`), the cache status and the log id; a 2xx
  * body is read whole through the provider's format (or as a stream, by the call's streamer) into
@@ -21,18 +22,25 @@ import type { ChatResponse } from "./types.ts";
 
 const noop = () => undefined;
 
-/** Sends one attempt of `call` over the steps of `order` and reads its answer. */
+/** Sends one attempt of `call` over the steps of `attempted` and reads its answer. */
 export async function sendAttempt(
   call: CallState,
-  order: readonly RouteEntry[],
+  attempted: readonly RouteEntry[],
   dynamic: boolean,
 ): Promise<ChatResponse | Failure> {
   const { adapters, client, streamer, request } = call;
-  const url = dynamic ? `${call.state.gatewayUrl}/compat/chat/completions` : call.state.gatewayUrl;
+  const { rest } = call.state;
+  // The REST API takes one model a request: the route's dynamic route, else the first step's own.
+  const order = rest && !dynamic ? attempted.slice(0, 1) : attempted;
+  const url =
+    rest?.url ??
+    (dynamic ? `${call.state.gatewayUrl}/compat/chat/completions` : call.state.gatewayUrl);
   let body: unknown;
-  if (dynamic) {
-    const compat = adapters.get("compat") ?? (await loadAdapter(adapters, "compat"));
-    body = compat.requestBody(`dynamic/${call.options.route}`, request);
+  if (dynamic || rest) {
+    const slug = rest?.adapter ?? "compat";
+    const format = adapters.get(slug) ?? (await loadAdapter(adapters, slug));
+    const model = dynamic ? `dynamic/${call.options.route}` : rest!.modelOf(order[0]!);
+    body = format.requestBody(model, request);
   } else {
     const steps = [];
     for (const entry of order) {
@@ -49,9 +57,10 @@ export async function sendAttempt(
   const signal = client.attemptTimeoutMs === undefined ? call.options.signal : attemptSignal(call);
   const init = { method: "POST", headers: call.headers, body: JSON.stringify(body), signal };
   // A hedged route's universal attempt may also go to the steps after the first.
-  const sent = call.route.config.hedge
-    ? sendHedged(call, url, init, order)
-    : (client.fetch ?? fetch)(url, init);
+  const sent =
+    call.route.config.hedge && !rest
+      ? sendHedged(call, url, init, order)
+      : (client.fetch ?? fetch)(url, init);
   let response: Response | undefined;
   try {
     response = await sent;
@@ -151,7 +160,9 @@ async function readAnswer(
   if (entry === undefined && !dynamic) {
     return { entry, url, status, kind: "unknown-step", named, sent: order.length };
   }
-  const adapter = call.adapters.get(dynamic ? "compat" : entry!.provider)!;
+  const adapter = call.adapters.get(
+    call.state.rest?.adapter ?? (dynamic ? "compat" : entry!.provider),
+  )!;
   let answer: StreamAnswer;
   let responseModel = entry?.model ?? "";
   if (call.streamer !== undefined) {

@@ -46,6 +46,21 @@ export interface ClientState {
   readonly adapters: Map<string, ProviderAdapter>;
   /** What the routes' policy budgets spent (made by `call-policy.ts` with the first policy call). */
   budgetLedger?: BudgetLedger;
+  /** Where calls go on the REST API (`createRestClient`); unset for the gateway's own endpoints. */
+  readonly rest?: RestTarget;
+}
+
+/**
+ * A client on Cloudflare's REST API (`stepwise-gateway/client/rest`): one model a request, a
+ * route's dynamic route (`dynamic/<route>`) or a single step's `author/model`, in one format.
+ */
+export interface RestTarget {
+  /** `.../client/v4/accounts/{account}/ai/v1/chat/completions` or `.../ai/v1/messages`. */
+  readonly url: string;
+  /** The adapter that writes the request and reads the answer: `compat` (OpenAI's) or `anthropic`. */
+  readonly adapter: "compat" | "anthropic";
+  /** The REST model name of one step: `openai/gpt-4o-mini`, `google/…`, `@cf/…`. */
+  readonly modelOf: (step: StepConfig) => string;
 }
 
 /** A complete answer, as a {@link Streamer} read it. */

@@ -131,7 +131,7 @@ export class GatewayCall implements CallState {
     this.now = client.now ?? systemNow;
     this.id = options.eventId ?? client.generateId?.() ?? crypto.randomUUID();
     this.startedAt = this.now();
-    this.mode = options.mode ?? client.mode ?? "universal";
+    this.mode = state.rest ? "rest" : (options.mode ?? client.mode ?? "universal");
     this.deadlineMs =
       options.deadlineMs ??
       this.route?.deadlineMs ??
@@ -234,15 +234,21 @@ export class GatewayCall implements CallState {
     if (this.halted !== undefined) throw this.halted;
     this.deadline = setTimeout(expire, this.deadlineMs - (this.now() - this.startedAt), this);
     let steps = route.steps;
-    let dynamic = this.mode === "dynamic";
+    // On the REST API a route of more than one step (or with a policy) is its dynamic route.
+    let dynamic =
+      this.mode === "dynamic" ||
+      (state.rest !== undefined && (route.steps.length > 1 || route.config.policy !== undefined));
     for (;;) {
       if (this.halted !== undefined) throw this.halted;
       let order = dynamic
         ? this.route.steps
         : (client.breaker?.order(steps, this.probes!) ?? steps);
-      // The client's health and limits (when it has them) demote and skip universal steps.
-      order = client.health?.order(order, this) ?? order;
-      order = client.limits?.order(order, this) ?? order;
+      // The client's health and limits (when it has them) demote and skip universal steps (they
+      // leave a `dynamic` call's chain alone; a REST call's dynamic route skips them here).
+      if (!dynamic || state.rest === undefined) {
+        order = client.health?.order(order, this) ?? order;
+        order = client.limits?.order(order, this) ?? order;
+      }
       this.attempts++;
       let outcome: ChatResponse | Failure = await sendAttempt(this, order, dynamic);
       if (this.halted !== undefined) throw this.halted;

@@ -11,7 +11,7 @@ import { isKnownProvider, providerSlugs } from "../providers/catalog.ts";
 import type { ProviderAdapter } from "../providers/types.ts";
 import { callSafely, GatewayCall } from "./call.ts";
 import { choiceProblem, choices, throwProblems, wholeNumberProblem } from "./call-errors.ts";
-import type { ClientState, PreparedRoute } from "./call-state.ts";
+import type { ClientState, PreparedRoute, RestTarget } from "./call-state.ts";
 import { loadAdapter } from "./on-demand/index.ts";
 import { startStream } from "./stream.ts";
 import type { ChatOptions, ChatResponse, ChatStream, GatewayClientOptions } from "./types.ts";
@@ -56,7 +56,11 @@ export const defaultBaseUrl = "https://gateway.ai.cloudflare.com";
  * const answer = await client.chat({ route: "default", messages: [{ role: "user", content: "Hi" }] });
  * console.log(answer.text, answer.served.provider, answer.served.index);
  */
-export function createGatewayClient(options: GatewayClientOptions): GatewayClient {
+export function createGatewayClient(
+  options: GatewayClientOptions,
+  /** @internal `createRestClient`'s target: calls go to the REST API. */
+  rest?: RestTarget,
+): GatewayClient {
   const problems: string[] = [];
   for (const name of ["accountId", "gatewayId"] as const) {
     if (!String(options[name] ?? "").trim())
@@ -135,6 +139,7 @@ export function createGatewayClient(options: GatewayClientOptions): GatewayClien
     routes,
     headers,
     adapters,
+    rest,
   };
   if (breaker?.subscribe && recorder?.breaker) {
     breaker.subscribe((transition) =>

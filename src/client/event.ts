@@ -13,10 +13,11 @@ export interface CallEvent {
   gateway: string;
   route: string;
   /**
-   * `universal` (the client sent the chain), `dynamic` (compat endpoint, `dynamic/<route>`) or
-   * `fetch` (a call through `client.fetch`, e.g. by the OpenAI SDK).
+   * `universal` (the client sent the chain), `dynamic` (compat endpoint, `dynamic/<route>`),
+   * `rest` (the REST API's `/ai/v1/…`, `createRestClient`) or `fetch` (a call through
+   * `createGatewayFetch`, e.g. by the OpenAI SDK).
    */
-  mode: "universal" | "dynamic" | "fetch";
+  mode: "universal" | "dynamic" | "rest" | "fetch";
   /** 0-based index of the route step that served; null when no step served. */
   step: number | null;
   /** Provider and model that served (or the last one tried when the call failed). */

@@ -5,6 +5,9 @@
  * `createGatewayFetch(options)` takes the client's options. Requests to the gateway get the
  * gateway token (unless they carry one) and an event id, and each records one `CallEvent` (mode
  * `fetch`) with the step the gateway names in `cf-aig-step` / `cf-aig-provider` / `cf-aig-model`.
+ * Requests to the REST API (an SDK whose `baseURL` is `…/client/v4/accounts/{account}/ai/v1`) are
+ * recorded the same way; they get the client's gateway in `cf-aig-gateway-id` unless they name one,
+ * and never the gateway token (the SDK's API token authenticates them).
  * The response goes back untouched; usage is read from a copy once its body ends. Other URLs pass
  * straight through, unrecorded.
  *
@@ -34,18 +37,22 @@ import { ApiCallError } from "./answer-errors.ts";
 import { callSafely } from "./call.ts";
 import { gatewayUrlOf } from "./client.ts";
 import type { CallEvent } from "./event.ts";
+import { restAiUrlOf } from "./rest/rest-names.ts";
+import { restRequestFacts } from "./rest/rest-request-facts.ts";
 import type { FetchFunction, GatewayClientOptions, RouteInput } from "./types.ts";
 
 /** What the request says about itself. */
 interface RequestFacts {
-  /** Which endpoint family the request went to. */
-  readonly kind: "universal" | "dynamic" | "compat" | "provider";
+  /** Which endpoint family the request went to (`rest`: one model on the REST API). */
+  readonly kind: "universal" | "dynamic" | "compat" | "provider" | "rest";
   /** `universal`, `compat`, a provider slug, or a dynamic route's name. */
   readonly route: string;
   readonly provider: string | null;
   readonly model: string | null;
   /** Universal body steps (provider/model), to name the step `cf-aig-step` points at. */
   readonly universalSteps: readonly { provider: string; model: string | null }[];
+  /** The adapter that reads a REST answer's usage (REST requests only). */
+  readonly adapter?: string | undefined;
 }
 
 /** What the copy of a response showed. */
@@ -62,6 +69,7 @@ interface UsageReading {
  */
 export function createGatewayFetch(options: GatewayClientOptions): FetchFunction {
   const gatewayUrl = gatewayUrlOf(options);
+  const restUrl = `${restAiUrlOf(options)}/`;
   const baseFetch: FetchFunction = (input, init) => (options.fetch ?? fetch)(input, init);
   return async (input, init) => {
     const url = input instanceof Request ? input.url : String(input);
@@ -72,17 +80,26 @@ export function createGatewayFetch(options: GatewayClientOptions): FetchFunction
         : withoutQuery.startsWith(`${gatewayUrl}/`)
           ? withoutQuery.slice(gatewayUrl.length + 1)
           : undefined;
-    if (path === undefined) return baseFetch(input, init);
+    const restPath = withoutQuery.startsWith(restUrl)
+      ? withoutQuery.slice(restUrl.length)
+      : undefined;
+    if (path === undefined && restPath === undefined) return baseFetch(input, init);
 
     const headers = new Headers(input instanceof Request ? input.headers : undefined);
     for (const [name, value] of new Headers(init?.headers)) headers.set(name, value);
-    if (options.gatewayToken !== undefined && !headers.has("cf-aig-authorization")) {
+    if (restPath !== undefined) {
+      if (!headers.has("cf-aig-gateway-id")) headers.set("cf-aig-gateway-id", options.gatewayId);
+    } else if (options.gatewayToken !== undefined && !headers.has("cf-aig-authorization")) {
       headers.set("cf-aig-authorization", `Bearer ${options.gatewayToken}`);
     }
     const id =
       headers.get("cf-aig-event-id") ?? (options.generateId ?? (() => crypto.randomUUID()))();
     headers.set("cf-aig-event-id", id);
-    const facts = requestFacts(path, init?.body);
+    const facts =
+      path === undefined
+        ? restRequestFacts(restPath!, modelOf(parseBody(init?.body)))
+        : requestFacts(path, init?.body);
+    const gateway = restPath === undefined ? options.gatewayId : headers.get("cf-aig-gateway-id")!;
     const now = () => (options.now ?? Date.now)();
     const startedAt = now();
     const record = (response: Response | null, outcome: Outcome) => {
@@ -97,7 +114,7 @@ export function createGatewayFetch(options: GatewayClientOptions): FetchFunction
       const event: CallEvent = {
         time: new Date(startedAt).toISOString(),
         id,
-        gateway: options.gatewayId,
+        gateway,
         route: facts.route,
         mode: "fetch",
         step: errorCode === null ? (outcome.step ?? null) : null,
@@ -137,12 +154,16 @@ export function createGatewayFetch(options: GatewayClientOptions): FetchFunction
       record(response, { ...served, status: response.status, errorCode });
       return response;
     }
-    const adapter =
-      facts.kind === "dynamic" || facts.kind === "compat"
-        ? getProvider("openai")
-        : served.provider !== null && isKnownProvider(served.provider)
-          ? getProvider(served.provider)
-          : undefined;
+    // The format the answer comes in: a REST endpoint's own, else OpenAI's on compat, else the provider's.
+    const format =
+      restPath !== undefined
+        ? facts.adapter
+        : facts.kind === "dynamic" || facts.kind === "compat"
+          ? "openai"
+          : served.provider !== null && isKnownProvider(served.provider)
+            ? served.provider
+            : undefined;
+    const adapter = format === undefined ? undefined : getProvider(format);
     readUsage(response.clone(), adapter).then((usage) =>
       record(response, { ...served, status: response.status, ...usage }),
     );

@@ -60,6 +60,12 @@ export interface GatewayClientOptions {
    * companion Worker's URL work the same way. URLs are `${baseUrl}/v1/${accountId}/${gatewayId}`.
    */
   readonly baseUrl?: string;
+  /**
+   * Origin of the REST API (`createRestClient`, and `createGatewayFetch` for SDKs whose `baseURL`
+   * is `…/ai/v1`). Default: `baseUrl` when it is not Cloudflare's gateway origin (the emulator
+   * serves both), else `https://api.cloudflare.com`.
+   */
+  readonly apiBaseUrl?: string;
   /** Sent as `cf-aig-authorization: Bearer <token>`; needed for authenticated gateways. */
   readonly gatewayToken?: string;
   /** Routes by name, e.g. `config.gateways[0].routes`, or inline. */
