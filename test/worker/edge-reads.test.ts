@@ -7,7 +7,7 @@
  */
 import { describe, expect, it } from "vitest";
 import type { KvNamespaceLike } from "../../src/worker/bindings.ts";
-import { EdgeCache, EdgeReader } from "../../src/worker/edge-keys.ts";
+import { EdgeCache, EdgeReader } from "../../src/worker/edge-reader.ts";
 import { accountId, createHarness } from "./harness.ts";
 import { KvDouble } from "./kv-double.ts";
 
