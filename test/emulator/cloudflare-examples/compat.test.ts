@@ -229,7 +229,7 @@ describe("features/dynamic-routing/usage.mdx", () => {
     // additional metadata used to notify the model and provider used"
     const answers: Response[] = [];
     /** `env.AI`: `gateway(id).run(body)` is a universal request to the gateway, authenticated. */
-    const env = {
+    const bindings = {
       AI: {
         gateway: (gatewayId: string) => ({
           run: async (body: unknown) => {
@@ -249,7 +249,7 @@ describe("features/dynamic-routing/usage.mdx", () => {
     };
     // The page's index.ts; only the gateway ("default" → "chat") and the route's name are filled.
     const worker = {
-      async fetch(_request: Request, env: { AI: typeof env.AI }) {
+      async fetch(_request: Request, env: typeof bindings) {
         const response = await env.AI.gateway("chat").run({
           provider: "compat",
           endpoint: "chat/completion",
@@ -270,7 +270,9 @@ describe("features/dynamic-routing/usage.mdx", () => {
     };
     // The handler's last line is the page's own mistake: `Response` is a class, so calling it
     // without `new` throws in workerd as in Node. The gateway's answer before it is the route's.
-    await expect(worker.fetch(new Request("http://worker.test/"), env)).rejects.toThrow(TypeError);
+    await expect(worker.fetch(new Request("http://worker.test/"), bindings)).rejects.toThrow(
+      TypeError,
+    );
     const [answer] = answers;
     expect(answer!.status).toBe(200);
     expect(answer!.headers.get("cf-aig-provider")).toBe("anthropic");
