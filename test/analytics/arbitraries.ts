@@ -15,7 +15,9 @@ export const eventArbitrary: fc.Arbitrary<CallEvent> = fc
     id: fc.uuid(),
     gateway: fc.constantFrom("chat-prod", "batch-dev"),
     route: fc.constantFrom("default", "fast", "summarise"),
-    mode: fc.constantFrom("universal", "dynamic", "fetch") as fc.Arbitrary<CallEvent["mode"]>,
+    mode: fc.constantFrom("universal", "dynamic", "rest", "fetch") as fc.Arbitrary<
+      CallEvent["mode"]
+    >,
     step: fc.option(fc.integer({ min: 0, max: 3 }), { nil: null }),
     provider: fc.option(fc.constantFrom("anthropic", "openai", "groq"), { nil: null }),
     model: fc.option(fc.constantFrom("m-large", "m-small"), { nil: null }),

@@ -151,6 +151,29 @@ describe("createRestClient", () => {
     expect(recorder.events[0]).toMatchObject({ mode: "rest", step: 1, streamed: true });
   });
 
+  it("streams Anthropic's Messages events from /ai/v1/messages into text and the served step", async () => {
+    emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "unavailable" }] });
+    const { client, sent } = restClient({ format: "messages" });
+    let text = "";
+    const stream = client.stream({ route: "default", messages });
+    for await (const delta of stream) if (delta.type === "text") text += delta.text;
+    const result = await stream.result;
+    expect(sent[0]!.body).toMatchObject({ model: "dynamic/default", stream: true });
+    expect(text).toMatch(/^Mock answer from openai .*\[end\]$/);
+    expect(result.served).toMatchObject({ index: 1, provider: "openai" });
+    expect(result.usage.tokensOut).toBeGreaterThan(0);
+  });
+
+  it("ends with an authentication error, never retried, when the API token is wrong", async () => {
+    // "Authenticate with a Cloudflare API token that has `AI Gateway` permission."
+    const { client, sent, recorder } = restClient({ apiToken: "not-the-token" });
+    const error = await client.chat({ route: "default", messages }).catch((caught) => caught);
+    expect(error).toMatchObject({ name: "AuthenticationError", status: 401 });
+    expect(String(error.message)).not.toContain("not-the-token");
+    expect(sent).toHaveLength(1);
+    expect(recorder.events[0]).toMatchObject({ mode: "rest", ok: false, status: 401 });
+  });
+
   it("refuses options without an API token or with an unknown format, naming the field", () => {
     const base = { accountId, gatewayId: "chat-test", routes };
     expect(() => createRestClient({ ...base, apiToken: " " })).toThrow(InvalidOptionsError);

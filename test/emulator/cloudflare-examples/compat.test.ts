@@ -4,8 +4,10 @@
  * `<CodeSnippets forceAPI="unified" />` (src/components/ai-gateway/code-example-selector.tsx): for
  * each provider of `modelOptions` an OpenAI SDK and a curl example, with a stored key (BYOK or
  * Unified Billing: only the gateway token is sent) or with the provider's key in the request
- * (not offered for `dynamic` and `workers-ai`). The AI SDK variants are in compat-ai-sdk.test.ts;
- * the Workers binding example of the dynamic-routing page is held by endpoints/compat-steps.test.ts.
+ * (not offered for `dynamic` and `workers-ai`). The AI SDK variants are in compat-ai-sdk.test.ts.
+ * The dynamic-routing page's Workers example runs its handler as written against a stand-in for
+ * the `AI` binding, whose `gateway(id).run(body)` posts the body to that gateway's universal
+ * endpoint (endpoints/compat-steps.test.ts holds the `chat/completion` spelling on its own).
  */
 import OpenAI from "openai";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
@@ -220,5 +222,63 @@ describe("features/dynamic-routing/usage.mdx", () => {
     expect(emulator.logs("chat")).toMatchObject([
       { provider: "anthropic", model: "claude-sonnet-4-5", success: true },
     ]);
+  });
+
+  it("answers the Workers example's universal step with the route's model (its handler as written)", async () => {
+    // "The response from a dynamic route is the same as the response from a model. There is
+    // additional metadata used to notify the model and provider used"
+    const answers: Response[] = [];
+    /** `env.AI`: `gateway(id).run(body)` is a universal request to the gateway, authenticated. */
+    const bindings = {
+      AI: {
+        gateway: (gatewayId: string) => ({
+          run: async (body: unknown) => {
+            const answer = await fetch(emulator.gatewayUrl(gatewayId), {
+              method: "POST",
+              headers: {
+                "cf-aig-authorization": `Bearer ${emulator.gatewayToken}`,
+                "content-type": "application/json",
+              },
+              body: JSON.stringify(body),
+            });
+            answers.push(answer);
+            return answer;
+          },
+        }),
+      },
+    };
+    // The page's index.ts; only the gateway ("default" → "chat") and the route's name are filled.
+    const worker = {
+      async fetch(_request: Request, env: typeof bindings) {
+        const response = await env.AI.gateway("chat").run({
+          provider: "compat",
+          endpoint: "chat/completion",
+          headers: {},
+          query: {
+            model: "dynamic/customer-support",
+            messages: [
+              {
+                role: "user",
+                content: "What is Cloudflare?",
+              },
+            ],
+          },
+        });
+        // @ts-expect-error the page calls Response without `new`, as written
+        return Response(response);
+      },
+    };
+    // The handler's last line is the page's own mistake: `Response` is a class, so calling it
+    // without `new` throws in workerd as in Node. The gateway's answer before it is the route's.
+    await expect(worker.fetch(new Request("http://worker.test/"), bindings)).rejects.toThrow(
+      TypeError,
+    );
+    const [answer] = answers;
+    expect(answer!.status).toBe(200);
+    expect(answer!.headers.get("cf-aig-provider")).toBe("anthropic");
+    expect(answer!.headers.get("cf-aig-model")).toBe("claude-sonnet-4-5");
+    expect(answerText((await answer!.json()) as Record<string, unknown>)).toContain(
+      "Mock answer from anthropic",
+    );
   });
 });
