@@ -52,12 +52,14 @@ export interface StackConfig {
 
 /**
  * Reads and validates the running stack's `stepwise:*` config.
+ * @param projectRoot where the stack file is, for its line numbers in messages. Default: the
+ *   nearest folder with a `Pulumi.yaml` above the working directory.
  * @throws {ConfigError} with the same message `stepwise validate` prints for the stack file.
  */
-export function readStackConfig(): StackConfig {
+export function readStackConfig(projectRoot: string = pulumiProjectRoot()): StackConfig {
   const source = `Pulumi.${pulumi.getStack()}.yaml`;
   const input = namespacedInput(pulumi.runtime.allConfig(), configNamespace);
-  const config = parseStackConfig(input, source);
+  const config = parseStackConfig(input, source, path.join(projectRoot, source));
   const settings = new pulumi.Config(configNamespace);
   const byokKeys = settings.getSecretObject<Record<string, string>>("byokKeys");
   const secrets: StackSecrets = {

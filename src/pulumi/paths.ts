@@ -5,7 +5,7 @@
  * project's, depending on `main`):
  * - the **package root**, the folder of Stepwise's own `package.json` (this repository, or
  *   its folder under `node_modules/` in a team's project): the pre-built Worker bundle and the
- *   `wrangler.jsonc` it was built with ship there;
+ *   wrangler settings it was built with ship there, in `dist/worker-bundle/`;
  * - the **Pulumi project root**, the nearest folder with a `Pulumi.yaml` above the working
  *   directory: the stack files (`Pulumi.<stack>.yaml`) live there.
  */
@@ -53,5 +53,11 @@ export function defaultWorkerBundlePath(): string {
   );
 }
 
-/** The `wrangler.jsonc` the shipped bundle was built with. */
-export const defaultWranglerConfigPath = path.join(packageRoot, "wrangler.jsonc");
+/**
+ * The settings the Worker bundle was built with: `wrangler.jsonc` in a checkout (the source of
+ * truth), else the copy the build ships beside the bundle, `dist/worker-bundle/wrangler.json`
+ * (an installed package has no `wrangler.jsonc`).
+ */
+export const defaultWranglerConfigPath = existsSync(path.join(packageRoot, "wrangler.jsonc"))
+  ? path.join(packageRoot, "wrangler.jsonc")
+  : path.join(packageRoot, "dist", "worker-bundle", "wrangler.json");

@@ -49,7 +49,8 @@ const allowed: Readonly<Record<string, readonly string[]>> = {
   ],
   cli: [
     ...["errors", "config", "providers", "routes", "client", "emulator", "analytics"],
-    ...["worker-admin", "demo", "chaos"],
+    // `stepwise plan` runs the components; `stepwise init` writes a program that uses them.
+    ...["worker-admin", "demo", "chaos", "pulumi"],
   ],
 };
 

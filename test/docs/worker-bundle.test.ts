@@ -2,8 +2,8 @@
  * The Worker bundle commands of the README (`npm run worker:bundle`) and docs/pulumi.md
  * (`npx wrangler deploy --dry-run --outdir dist/worker-bundle`), run as written in a copy of the
  * project (its sources and packages linked), so the bundle they write lands in the copy's
- * `dist/worker-bundle/index.js` — where the Pulumi program reads it — and not in this tree, which
- * `npm pack` (the package test) must find without one.
+ * `dist/worker-bundle/index.js` — where the Pulumi program reads it — and not in this tree's,
+ * which `npm run build` writes for the package (tools/build/build.ts).
  */
 import { existsSync } from "node:fs";
 import { cp, symlink } from "node:fs/promises";

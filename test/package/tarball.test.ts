@@ -95,10 +95,15 @@ describe("the npm package", () => {
     expect(tarballFiles).toContain("dist/cli/main.js");
     expect(tarballFiles).toContain("dist/client/index.js");
     expect(tarballFiles).toContain("dist/client/index.d.ts");
+    // The companion Worker ships pre-built, with the wrangler settings it was built with, so a
+    // team's Pulumi program needs no wrangler (docs/pulumi.md).
+    expect(tarballFiles).toContain("dist/worker-bundle/index.js");
+    expect(tarballFiles).toContain("dist/worker-bundle/wrangler.json");
     const unexpected = tarballFiles.filter(
       (file) =>
-        !/^(package\.json|README\.md|LICENSE|bin\/stepwise\.js|dist\/.+\.(js|d\.ts))$/.test(file) ||
-        file.startsWith("dist/worker-bundle/"),
+        !/^(package\.json|README\.md|LICENSE|bin\/stepwise\.js|dist\/.+\.(js|d\.ts)|dist\/worker-bundle\/wrangler\.json)$/.test(
+          file,
+        ),
     );
     expect(unexpected).toEqual([]);
     // No TypeScript source can be loaded at run time: the package has none.

@@ -10,15 +10,21 @@
  * beside them (`tsconfig.build.json`), exactly the types the sources declare. tsdown and tsup
  * would do both in one step, but their current releases need Node 22.
  *
+ * The full build also bundles the companion Worker with wrangler's dry run into
+ * `dist/worker-bundle/` (what `KeyVault` uploads), with the `wrangler.jsonc` settings it was
+ * built with beside it as `wrangler.json`, so a team's Pulumi program that installed the package
+ * needs neither wrangler nor this repository's `wrangler.jsonc`.
+ *
  * Usage: `tsx tools/build/build.ts [--js-only]`
  */
 import { execFile } from "node:child_process";
 import { readFileSync } from "node:fs";
-import { readdir, rm } from "node:fs/promises";
+import { readdir, rm, writeFile } from "node:fs/promises";
 import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { build } from "esbuild";
+import { stripJsonComments } from "../../src/pulumi/wrangler-config.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -85,6 +91,27 @@ export async function buildTypes(): Promise<void> {
 }
 
 /**
+ * The companion Worker's bundle, as `npm run worker:bundle` writes it (wrangler's dry run, per
+ * `wrangler.jsonc`), and that file's settings as plain JSON beside it.
+ */
+export async function buildWorkerBundle(
+  outdir = path.join(root, "dist", "worker-bundle"),
+): Promise<void> {
+  const wrangler = path.join(root, "node_modules", "wrangler", "bin", "wrangler.js");
+  await promisify(execFile)(
+    process.execPath,
+    [wrangler, "deploy", "--dry-run", "--outdir", outdir],
+    { cwd: root, env: { ...process.env, WRANGLER_SEND_METRICS: "false", NO_COLOR: "1" } },
+  );
+  const settings = JSON.parse(
+    stripJsonComments(readFileSync(path.join(root, "wrangler.jsonc"), "utf8")),
+  ) as unknown;
+  await writeFile(path.join(outdir, "wrangler.json"), `${JSON.stringify(settings, null, 2)}\n`);
+  // wrangler's note about the folder is not for the package.
+  await rm(path.join(outdir, "README.md"), { force: true });
+}
+
+/**
  * Removes what the build writes: all of dist/ (or only its JavaScript, for `--js-only`), but for
  * the Worker bundle (`npm run worker:bundle`), which Pulumi uploads.
  */
@@ -104,14 +131,14 @@ async function cleanDist(javaScriptOnly: boolean): Promise<void> {
 async function main(argv: readonly string[]): Promise<void> {
   if (argv.includes("--help")) {
     console.log(
-      "Usage: npm run build [-- --js-only]\nWrites dist/: ES modules (esbuild) and .d.ts files (tsc).",
+      "Usage: npm run build [-- --js-only]\nWrites dist/: ES modules (esbuild), .d.ts files (tsc) and the companion Worker's bundle (wrangler, dist/worker-bundle/; not with --js-only).",
     );
     return;
   }
   const javaScriptOnly = argv.includes("--js-only");
   await cleanDist(javaScriptOnly);
   await buildJavaScript();
-  if (!javaScriptOnly) await buildTypes();
+  if (!javaScriptOnly) await Promise.all([buildTypes(), buildWorkerBundle()]);
 }
 
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {

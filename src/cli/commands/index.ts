@@ -6,6 +6,7 @@ import type { Command } from "commander";
 import { chaosCommand } from "./chaos.ts";
 import { demoCommand } from "./demo.ts";
 import { devCommand } from "./dev.ts";
+import { planCommand } from "./plan.ts";
 import { reportCommand } from "./report.ts";
 import { rotateCommand } from "./rotate.ts";
 import { validateCommand } from "./validate.ts";
@@ -14,6 +15,7 @@ export const commands: ReadonlyArray<() => Command> = [
   demoCommand,
   validateCommand,
   devCommand,
+  planCommand,
   reportCommand,
   rotateCommand,
   chaosCommand,
