@@ -3,7 +3,7 @@
  * The `--stack` / `--file` options every command that reads the config shares.
  */
 import { type Command, Option } from "commander";
-import type { LoadedConfig } from "../config/index.ts";
+import type { ConfigInput, LoadedConfig } from "../config/index.ts";
 
 export interface ConfigSourceOptions {
   stack?: string;
@@ -33,4 +33,15 @@ export async function loadConfigFrom(
   return options.file
     ? loadConfig({ file: options.file, cwd })
     : loadConfig({ stack: options.stack ?? "dev", cwd });
+}
+
+/** The config the user pointed at, read but not yet validated (what `stepwise validate` judges). */
+export async function loadConfigInputFrom(
+  options: ConfigSourceOptions,
+  cwd: string = process.cwd(),
+): Promise<ConfigInput> {
+  const { loadConfigInput } = await import("../config/index.ts");
+  return options.file
+    ? loadConfigInput({ file: options.file, cwd })
+    : loadConfigInput({ stack: options.stack ?? "dev", cwd });
 }

@@ -16,6 +16,11 @@ export interface ConfigFinding {
   readonly path: readonly PropertyKey[];
   /** What is wrong and how to fix it. */
   readonly message: string;
+  /**
+   * Where to point when the path is not in the file (a secret not set yet): the field that needs
+   * it. Default: the path.
+   */
+  readonly lineOf?: readonly PropertyKey[];
 }
 
 /** A finding located in its file, as printed and as `stepwise validate --json` lists it. */
@@ -29,7 +34,7 @@ export function locateFindings(
   locate?: Locate,
 ): LocatedFinding[] {
   const located = findings.map((finding): LocatedFinding => {
-    const line = locate?.(finding.path);
+    const line = locate?.(finding.lineOf ?? finding.path);
     return {
       severity: finding.severity,
       path: formatPath(finding.path),

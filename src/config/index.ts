@@ -6,6 +6,13 @@
  */
 export { findConfigProblems } from "./checks.ts";
 export {
+  byokProviders,
+  deploysWorker,
+  findMissingSecrets,
+  type PresentSecrets,
+  secretsInConfig,
+} from "./deploy-secrets.ts";
+export {
   closestName,
   type DocumentIssue,
   documentIssues,
@@ -27,15 +34,24 @@ export {
   throwOnErrorFindings,
 } from "./findings.ts";
 export {
+  type ConfigInput,
   configNamespace,
   type LoadConfigOptions,
   type LoadedConfig,
   loadConfig,
+  loadConfigInput,
   parseConfigText,
+  readConfigInput,
   readConfigText,
 } from "./load.ts";
-export { type ParseConfigOptions, parseConfig } from "./parse.ts";
+export {
+  findInputIssues,
+  type InputIssues,
+  type ParseConfigOptions,
+  parseConfig,
+} from "./parse.ts";
 export * from "./policy-schema.ts";
+export { type SalvagedConfig, salvageConfig } from "./salvage.ts";
 export * from "./schema.ts";
 export {
   type ParseWorkerViewOptions,

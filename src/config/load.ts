@@ -37,13 +37,41 @@ export interface LoadedConfig {
  * @throws {ConfigError} when the file is missing, unreadable or invalid.
  */
 export async function loadConfig(options: LoadConfigOptions = {}): Promise<LoadedConfig> {
+  const { text, source } = await readConfigFile(options);
+  return { ...readConfigText(text, source), source };
+}
+
+/** A config file's Stepwise part, not yet validated, and where each of its fields is. */
+export interface ConfigInput {
+  /** The Stepwise keys (a stack file's `stepwise:` namespace without the prefix). */
+  readonly input: unknown;
+  /** The file it came from, relative to cwd. */
+  readonly source: string;
+  /** Maps a config path to its line in the file. */
+  readonly locate: Locate;
+  /** How the file writes a top-level key (`stepwise:models` in a stack file). */
+  readonly topLevelKey?: (key: string) => string;
+}
+
+/**
+ * Reads a config file without validating the config: what `stepwise validate` judges.
+ * @throws {ConfigError} when the file is missing, empty or not YAML, or a stack file has no
+ * `stepwise:` keys.
+ */
+export async function loadConfigInput(options: LoadConfigOptions = {}): Promise<ConfigInput> {
+  const { text, source } = await readConfigFile(options);
+  return readConfigInput(text, source);
+}
+
+async function readConfigFile(
+  options: LoadConfigOptions,
+): Promise<{ text: string; source: string }> {
   const cwd = options.cwd ?? process.cwd();
   const relative = options.file ?? `Pulumi.${options.stack ?? "dev"}.yaml`;
   const absolute = path.resolve(cwd, relative);
   const source = path.relative(cwd, absolute) || relative;
-  let text: string;
   try {
-    text = await readFile(absolute, "utf8");
+    return { text: await readFile(absolute, "utf8"), source };
   } catch (error) {
     const hint = options.file
       ? "check the --file path"
@@ -60,7 +88,6 @@ export async function loadConfig(options: LoadConfigOptions = {}): Promise<Loade
       cause: error,
     });
   }
-  return { ...readConfigText(text, source), source };
 }
 
 /** Parses YAML or JSON text (JSON is YAML) and validates the Stepwise part of it. */
@@ -73,6 +100,13 @@ export function readConfigText(
   text: string,
   source: string,
 ): { config: StepwiseConfig; locate: Locate } {
+  const { input, locate, topLevelKey } = readConfigInput(text, source);
+  const config = parseConfig(input, { source, locate, ...(topLevelKey ? { topLevelKey } : {}) });
+  return { config, locate };
+}
+
+/** The Stepwise part of YAML or JSON text, not yet validated. */
+export function readConfigInput(text: string, source: string): ConfigInput {
   const document = readYamlDocument(text);
   if (!document.ok)
     throw new ConfigError({ code: "config_unreadable", source, issues: document.issues });
@@ -99,12 +133,12 @@ export function readConfigText(
       first === undefined ? ["config"] : ["config", `${configNamespace}:${String(first)}`, ...rest],
     );
   };
-  const config = parseConfig(input, {
+  return {
+    input,
     source,
     locate,
     ...(isStackFile ? { topLevelKey: (key: string) => `${configNamespace}:${key}` } : {}),
-  });
-  return { config, locate };
+  };
 }
 
 /** A Pulumi stack file: a top-level `config:` mapping and no Stepwise keys beside it. */

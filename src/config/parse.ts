@@ -4,7 +4,13 @@
  * Pulumi config, a test). Pure; no file system.
  */
 import { findConfigProblems } from "./checks.ts";
-import { documentIssues, type Locate, locatedIssue, mergeIssues } from "./document.ts";
+import {
+  type DocumentIssue,
+  documentIssues,
+  type Locate,
+  locatedIssue,
+  mergeIssues,
+} from "./document.ts";
 import { ConfigError } from "./errors.ts";
 import { findPriceTypos } from "./price-typos.ts";
 import { builtInProviderSlugs, configShapeSchema, type StepwiseConfig } from "./schema.ts";
@@ -18,20 +24,26 @@ export interface ParseConfigOptions {
   readonly topLevelKey?: (key: string) => string;
 }
 
+/** What the schema and the cross-field checks say about an input. */
+export interface InputIssues {
+  /** The parsed config, when the shape is valid (cross-field problems may remain). */
+  readonly config: StepwiseConfig | undefined;
+  /** Schema problems: a field of the wrong type, an unknown field, a value out of range. */
+  readonly shapeIssues: readonly DocumentIssue[];
+  /** Problems spanning fields (`checks.ts`) and misspelt price fields. */
+  readonly crossFieldIssues: readonly DocumentIssue[];
+}
+
 /**
- * Validates a config and fills in defaults.
- * @throws {ConfigError} with every problem found, each with its path and fix.
- * @example parseConfig({ accountId: "…", gateways: [...] })
+ * The schema's and the cross-field checks' problems, both in one pass (zod skips refinements once
+ * a field is invalid, so the cross-field checks run apart, on the raw input when need be).
  */
-export function parseConfig(input: unknown, options: ParseConfigOptions = {}): StepwiseConfig {
-  // The shape and the cross-field checks run separately so that both report in one pass:
-  // zod skips refinements once a field is invalid.
+export function findInputIssues(input: unknown, options: ParseConfigOptions = {}): InputIssues {
   const result = configShapeSchema.safeParse(input, { reportInput: true });
   const problems = [
     ...findConfigProblems(result.success ? result.data : input),
     ...findPriceTypos(input),
   ];
-  if (result.success && problems.length === 0) return result.data;
   const shapeIssues = result.success
     ? []
     : documentIssues(result.error.issues, {
@@ -41,9 +53,23 @@ export function parseConfig(input: unknown, options: ParseConfigOptions = {}): S
         namesAt: providerNamesAt,
         ...(options.topLevelKey ? { topLevelKey: options.topLevelKey } : {}),
       });
-  const crossFieldIssues = problems.map((problem) =>
-    locatedIssue(problem.path, problem.message, options.locate),
-  );
+  return {
+    config: result.success ? result.data : undefined,
+    shapeIssues,
+    crossFieldIssues: problems.map((problem) =>
+      locatedIssue(problem.path, problem.message, options.locate),
+    ),
+  };
+}
+
+/**
+ * Validates a config and fills in defaults.
+ * @throws {ConfigError} with every problem found, each with its path and fix.
+ * @example parseConfig({ accountId: "…", gateways: [...] })
+ */
+export function parseConfig(input: unknown, options: ParseConfigOptions = {}): StepwiseConfig {
+  const { config, shapeIssues, crossFieldIssues } = findInputIssues(input, options);
+  if (config !== undefined && crossFieldIssues.length === 0) return config;
   throw new ConfigError({
     code: "config_invalid",
     source: options.source ?? "config",

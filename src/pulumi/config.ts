@@ -12,10 +12,13 @@ import {
   ConfigError,
   type ConfigIssue,
   configNamespace,
-  parseConfig,
-  parseConfigText,
+  findMissingSecrets,
+  locateFindings,
+  type PresentSecrets,
+  readConfigInput,
   type StepwiseConfig,
 } from "../config/index.ts";
+import { type ConfigVerdict, judgeConfig } from "../routes/config-verdict.ts";
 import { pulumiProjectRoot } from "./paths.ts";
 
 /** The secrets a deploy uses, as Pulumi secret outputs. */
@@ -108,10 +111,11 @@ function parseStructured(value: string): unknown {
 }
 
 /**
- * Validates the config. On failure, when the stack file on disk gives the same problems, its
- * error is thrown instead: the same text `stepwise validate` prints, line numbers included.
- * Otherwise (config from `--config-file`, an ESC environment…) the problems are reported without
- * lines.
+ * Validates the config with `judgeConfig`, the decision `stepwise validate` prints: every problem
+ * at once, the secrets the deploy needs included. On failure, when the stack file on disk gives
+ * the same problems, its error is thrown instead: the same text `stepwise validate` prints, line
+ * numbers included. Otherwise (config from `--config-file`, an ESC environment…) the problems are
+ * reported without lines.
  * @throws {ConfigError}
  */
 export function parseStackConfig(
@@ -119,12 +123,19 @@ export function parseStackConfig(
   source: string,
   stackFile: string = path.join(pulumiProjectRoot(), source),
 ): StepwiseConfig {
-  try {
-    return parseConfig(input, { source });
-  } catch (error) {
-    if (!ConfigError.isInstance(error)) throw error;
-    throw sameErrorFromFile(error, stackFile, source) ?? error;
-  }
+  const verdict = judgeConfig(input);
+  if (verdict.config !== undefined && verdict.errors.length === 0) return verdict.config;
+  const error = verdictError(verdict, source);
+  throw sameErrorFromFile(error, stackFile, source) ?? error;
+}
+
+/** A verdict's errors as one `ConfigError`. */
+export function verdictError(verdict: ConfigVerdict, source: string): ConfigError {
+  return new ConfigError({
+    code: verdict.code ?? "config_invalid",
+    source,
+    issues: verdict.errors,
+  });
 }
 
 function sameErrorFromFile(
@@ -139,7 +150,10 @@ function sameErrorFromFile(
     return undefined;
   }
   try {
-    parseConfigText(text, source);
+    const { input, locate, topLevelKey } = readConfigInput(text, source);
+    const verdict = judgeConfig(input, { locate, ...(topLevelKey ? { topLevelKey } : {}) });
+    const fileError = verdictError(verdict, source);
+    return sameIssues(fileError.issues, error.issues) ? fileError : undefined;
   } catch (fileError) {
     if (ConfigError.isInstance(fileError) && sameIssues(fileError.issues, error.issues)) {
       return fileError;
@@ -155,10 +169,24 @@ function sameIssues(a: readonly ConfigIssue[], b: readonly ConfigIssue[]): boole
   return left.length === right.length && left.every((entry, index) => entry === right[index]);
 }
 
+/** Which deploy secrets a program was given, as `judgeConfig` takes them. */
+export function presentSecrets(secrets: StackSecrets): PresentSecrets {
+  return {
+    rotateToken: secrets.rotateToken !== undefined,
+    byokKeys: new Set(
+      Object.entries(secrets.byokKeys ?? {})
+        .filter(([, value]) => value !== undefined)
+        .map(([provider]) => provider),
+    ),
+  };
+}
+
+export { byokProviders, deploysWorker } from "../config/index.ts";
+
 /**
- * Secrets a deploy cannot do without, which `stepwise validate` does not require (the emulator
- * runs without them): the rotate token when the Worker is deployed, a key for every BYOK
- * provider.
+ * Secrets a deploy cannot do without, which the emulator does not need: the rotate token when
+ * the Worker is deployed, a key for every BYOK provider (`findMissingSecrets`, which `stepwise
+ * validate` and the preflight also run).
  * @throws {ConfigError} naming the `pulumi config set --secret` command for each.
  */
 export function checkDeploySecrets(
@@ -166,31 +194,7 @@ export function checkDeploySecrets(
   secrets: StackSecrets,
   source: string,
 ): void {
-  const issues: ConfigIssue[] = [];
-  if (deploysWorker(config) && secrets.rotateToken === undefined) {
-    issues.push({
-      path: "rotateToken",
-      message:
-        "the companion Worker needs an admin token: pulumi config set --secret stepwise:rotateToken <long random token>",
-    });
-  }
-  for (const provider of byokProviders(config)) {
-    if (secrets.byokKeys?.[provider] === undefined) {
-      issues.push({
-        path: `byokKeys.${provider}`,
-        message: `a gateway keeps ${provider}'s key in Secrets Store (byok): pulumi config set --secret --path 'stepwise:byokKeys.${provider}' <key>`,
-      });
-    }
-  }
-  if (issues.length > 0) throw new ConfigError({ code: "config_invalid", source, issues });
-}
-
-/** The Worker (and its KV namespace) is deployed when it holds at least one provider's key. */
-export function deploysWorker(config: StepwiseConfig): boolean {
-  return config.keys.providers.length > 0;
-}
-
-/** Every provider whose key some gateway keeps in Secrets Store, each once. */
-export function byokProviders(config: StepwiseConfig): string[] {
-  return [...new Set(config.gateways.flatMap((gateway) => gateway.byok?.providers ?? []))];
+  const missing = findMissingSecrets(config, presentSecrets(secrets));
+  if (missing.length === 0) return;
+  throw new ConfigError({ code: "config_invalid", source, issues: locateFindings(missing) });
 }

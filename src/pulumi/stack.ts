@@ -11,15 +11,16 @@
  * never half-deploys. What `stepwise validate` reports as warnings is logged as Pulumi warnings.
  */
 import * as pulumi from "@pulumi/pulumi";
-import {
-  locateFindings,
-  type StepwiseConfig,
-  throwOnErrorFindings,
-  workerViewText,
-} from "../config/index.ts";
-import { findConfigFindings } from "../routes/index.ts";
+import { type StepwiseConfig, workerViewText } from "../config/index.ts";
+import { judgeConfig } from "../routes/config-verdict.ts";
 import { Byok } from "./byok.ts";
-import { byokProviders, checkDeploySecrets, deploysWorker, type StackSecrets } from "./config.ts";
+import {
+  byokProviders,
+  deploysWorker,
+  presentSecrets,
+  type StackSecrets,
+  verdictError,
+} from "./config.ts";
 import { Gateway } from "./gateway.ts";
 import { KeyVault } from "./key-vault.ts";
 import { defaultWorkerBundlePath, defaultWranglerConfigPath } from "./paths.ts";
@@ -80,9 +81,10 @@ export function buildStack(config: StepwiseConfig, options: BuildStackOptions = 
 
   // Preflight: everything below can fail without any resource having been created.
   const source = options.source ?? "stack config";
-  const warnings = throwOnErrorFindings(locateFindings(findConfigFindings(config)), source);
-  for (const warning of warnings) pulumi.log.warn(`${warning.path}: ${warning.message}`);
-  checkDeploySecrets(config, secrets, source);
+  // The same decision `stepwise validate` makes (src/routes/config-verdict.ts).
+  const verdict = judgeConfig(config, { secrets: presentSecrets(secrets) });
+  if (verdict.errors.length > 0) throw verdictError(verdict, source);
+  for (const warning of verdict.warnings) pulumi.log.warn(`${warning.path}: ${warning.message}`);
   const worker = withWorker
     ? {
         bundle: readWorkerBundle(options.workerBundlePath ?? defaultWorkerBundlePath()),

@@ -60,6 +60,15 @@ describe("stepwise validate, as the README shows it", () => {
     expectBlockPrinted(consoleBlock("README.md", command), run.stderr);
   });
 
+  it("passes the dev stack as the CI gate the README shows: strict, with GitHub annotations", async () => {
+    const run = await runDocumented(
+      documented("npx stepwise validate --stack dev --strict --format github"),
+      { sandbox },
+    );
+    expect(run.code, run.output).toBe(0);
+    expect(run.stdout.trim()).toBe("Pulumi.dev.yaml is valid: 0 errors, 0 warnings (--strict)");
+  });
+
   it("runs the same check docs/pulumi.md runs before a deploy", async () => {
     const run = await runDocumented(documented("node bin/stepwise.js validate --stack dev"), {
       sandbox,

@@ -55,7 +55,7 @@ describe(`${workflowFile}`, () => {
     const chromium = commands.findIndex((command) => command.includes("chromium"));
     expect(commands.indexOf("npm ci")).toBeLessThan(chromium);
     expect(chromium).toBeLessThan(commands.indexOf("npm test"));
-    expect(commands).toContain("npx stepwise validate --stack dev");
+    expect(commands).toContain("npx stepwise validate --stack dev --strict --format github");
     // The browser test opens this path; the step installs Chromium there when it is missing.
     const browserTest = readFileSync(
       path.join(projectRoot, "test/analytics/html-report.browser.test.ts"),
@@ -74,7 +74,7 @@ describe(`${workflowFile}`, () => {
     expect(preview?.needs).toBe("test");
     expect(runs(preview!)).toEqual([
       "npm ci",
-      "npx stepwise validate --stack dev",
+      "npx stepwise validate --stack dev --strict --format github",
       "npm run worker:bundle",
       "pulumi preview --stack dev --diff",
     ]);
@@ -82,7 +82,7 @@ describe(`${workflowFile}`, () => {
     expect(deploy?.needs).toBe("test");
     expect(runs(deploy!)).toEqual([
       "npm ci",
-      "npx stepwise validate --stack dev",
+      "npx stepwise validate --stack dev --strict --format github",
       "npm run worker:bundle",
       "pulumi up --stack dev --yes",
       "pulumi preview --stack dev --expect-no-changes",

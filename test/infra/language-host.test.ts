@@ -129,7 +129,9 @@ describe("Pulumi.yaml's Node.js runtime", () => {
     expect(code).not.toBe(0);
     const errors = engine.logs.filter((log) => log.severity >= 3).map((log) => log.message);
     expect(errors).toHaveLength(1);
-    expect(errors[0]).toContain("Pulumi.dev.yaml: 2 problems in the Stepwise config");
+    // The bad account id, and the dynamic route's two problems (open gateway, no stored key):
+    // all in one run, as `stepwise validate` reports them.
+    expect(errors[0]).toContain("Pulumi.dev.yaml: 3 problems in the Stepwise config");
     expect(errors[0]).toContain("accountId: accountId must be the 32 lowercase hex characters");
     expect(errors[0]).not.toMatch(/\n\s+at .*:\d+:\d+/);
     expect(engine.resources.filter((resource) => resource.type !== "pulumi:pulumi:Stack")).toEqual(

@@ -2,85 +2,115 @@
  * @module
  * `stepwise validate`: check a config and print a one-screen summary, or every problem.
  */
-import { Command } from "commander";
+import { Command, Option } from "commander";
 import pc from "picocolors";
-import type { RouteConfig, StepwiseConfig } from "../../config/index.ts";
-import { type ConfigSourceOptions, loadConfigFrom, withConfigOptions } from "../config-options.ts";
-import { exitCodeOf, exitCodesHelp } from "../exit-codes.ts";
+import type { LocatedFinding, RouteConfig, StepwiseConfig } from "../../config/index.ts";
+import {
+  type ConfigSourceOptions,
+  loadConfigInputFrom,
+  withConfigOptions,
+} from "../config-options.ts";
+import { exitCodeOf, exitCodes, exitCodesHelp } from "../exit-codes.ts";
+import { githubAnnotations, printJson, warningsText } from "./validate-output.ts";
 
 interface ValidateOptions extends ConfigSourceOptions {
   json?: boolean;
+  strict?: boolean;
+  format: "text" | "github";
 }
 
 export function validateCommand(): Command {
   return withConfigOptions(new Command("validate"))
     .description(
-      "Validate the gateway config and print a summary (exit 1 with every problem if invalid, or if Cloudflare would not run it; warnings exit 0)",
+      "Validate the gateway config and print a summary: every problem in one run, each with its line and fix (exit 1 if invalid, or if Cloudflare would not run it; warnings exit 0 unless --strict)",
     )
     .option(
       "--json",
       "print the parsed config (or the problems) as JSON; every issue and warning has a severity",
     )
+    .option("--strict", "warnings fail too (exit 1), for a CI gate")
+    .addOption(
+      new Option(
+        "--format <format>",
+        "text for people, or github for GitHub Actions annotations (::error file=…,line=…::) on the pull request",
+      )
+        .choices(["text", "github"])
+        .default("text"),
+    )
     .addHelpText(
       "after",
-      `\nExamples:\n  stepwise validate\n  stepwise validate --stack prod\n  stepwise validate --file gateways.yaml --json\n${exitCodesHelp("the config has a problem (each is printed with its line and fix)")}`,
+      `\nExamples:\n  stepwise validate\n  stepwise validate --stack prod\n  stepwise validate --file gateways.yaml --json\n  stepwise validate --stack dev --strict --format github   # in CI\n${exitCodesHelp("the config has a problem (each is printed with its line and fix), or a warning under --strict")}`,
     )
     .action(async (options: ValidateOptions) => {
+      let loaded: Awaited<ReturnType<typeof loadConfigInputFrom>>;
       try {
-        const { config, source, locate } = await loadConfigFrom(options);
-        // Valid configs are also checked against what Cloudflare would run: errors exit 1,
-        // warnings are printed and the command succeeds.
-        const { formatFindingLines, locateFindings, throwOnErrorFindings } = await import(
-          "../../config/index.ts"
-        );
-        const { describeRule, findConfigFindings } = await import("../../routes/index.ts");
-        const findings = locateFindings(findConfigFindings(config), locate);
-        const warnings = findings.filter((finding) => finding.severity === "warning");
-        if (!options.json) throwOnErrorFindings(findings, source);
-        if (options.json && findings.some((finding) => finding.severity === "error")) {
-          printJson({
-            ok: false,
-            source,
-            code: "config_not_deployable",
-            issues: findings.filter((finding) => finding.severity === "error"),
-            warnings,
-          });
-          process.exitCode = 1;
-          return;
-        }
-        if (options.json) {
-          printJson({ ok: true, source, config, warnings });
-          return;
-        }
-        console.log(summarise(config, source, describeRule));
-        if (warnings.length > 0) console.warn(warningsText(formatFindingLines(warnings)));
+        loaded = await loadConfigInputFrom(options);
       } catch (error) {
         const { ConfigError } = await import("../../config/errors.ts");
-        if (!ConfigError.isInstance(error) || !options.json) throw error;
-        printJson({
-          ok: false,
-          source: error.source,
-          code: error.code,
-          issues: error.issues.map((issue) => ({ severity: "error", ...issue })),
-          warnings: [],
-        });
+        if (!ConfigError.isInstance(error) || (!options.json && options.format !== "github")) {
+          throw error;
+        }
+        const issues = error.issues.map(
+          (issue): LocatedFinding => ({ severity: "error", ...issue }),
+        );
+        if (options.json) {
+          printJson({ ok: false, source: error.source, code: error.code, issues, warnings: [] });
+        } else {
+          for (const line of githubAnnotations(error.source, issues)) console.log(line);
+        }
         process.exitCode = exitCodeOf(error);
+        return;
+      }
+      const { source, locate } = loaded;
+      const { judgeConfig } = await import("../../routes/config-verdict.ts");
+      const verdict = judgeConfig(loaded.input, {
+        locate,
+        ...(loaded.topLevelKey ? { topLevelKey: loaded.topLevelKey } : {}),
+      });
+      const { errors, warnings } = verdict;
+      const failsOnWarnings = options.strict === true && warnings.length > 0;
+      if (errors.length > 0 || failsOnWarnings) process.exitCode = exitCodes.failed;
+      if (options.json) {
+        if (errors.length > 0) {
+          printJson({ ok: false, source, code: verdict.code, issues: errors, warnings });
+        } else if (failsOnWarnings) {
+          printJson({ ok: false, source, code: "config_warnings_strict", issues: [], warnings });
+        } else {
+          printJson({ ok: true, source, config: verdict.config, warnings });
+        }
+        return;
+      }
+      if (options.format === "github") {
+        const lines = githubAnnotations(source, [...errors, ...warnings]);
+        for (const line of lines) console.log(line);
+        console.log(countLine(source, errors.length, warnings.length, options.strict === true));
+        return;
+      }
+      const { formatFindingLines } = await import("../../config/findings.ts");
+      if (errors.length > 0) {
+        const { ConfigError } = await import("../../config/errors.ts");
+        const code = verdict.code ?? "config_invalid";
+        console.error(pc.red(new ConfigError({ code, source, issues: errors }).message));
+      } else if (verdict.config !== undefined) {
+        const { describeRule } = await import("../../routes/index.ts");
+        console.log(summarise(verdict.config, source, describeRule));
+      }
+      if (warnings.length > 0) {
+        console.warn(warningsText(formatFindingLines(warnings), options.strict === true));
       }
     });
 }
 
-function printJson(value: unknown): void {
-  console.log(JSON.stringify(value, null, 2));
-}
-
-/** Warnings after the summary: they do not fail the command. */
-function warningsText(lines: readonly string[]): string {
-  const count = lines.length === 1 ? "1 warning" : `${lines.length} warnings`;
-  return [
-    "",
-    pc.yellow(`${count}: valid, but once deployed it behaves differently from what it says`),
-    ...lines,
-  ].join("\n");
+/** The last line of `--format github`: what the run found, for the log. */
+function countLine(source: string, errors: number, warnings: number, strict: boolean): string {
+  const plural = (count: number, word: string) => `${count} ${word}${count === 1 ? "" : "s"}`;
+  const verdict =
+    errors > 0 || (strict && warnings > 0)
+      ? "fails"
+      : errors + warnings > 0
+        ? "passes"
+        : "is valid";
+  return `${source} ${verdict}: ${plural(errors, "error")}, ${plural(warnings, "warning")}${strict ? " (--strict)" : ""}`;
 }
 
 /** Says one policy rule in words (`describeRule`, loaded with the action). */
