@@ -72,6 +72,26 @@ describe("SecretScrubber", () => {
     );
   });
 
+  it("passes a chunk on whole at once when its end cannot begin a secret, holding back only a secret's start", async () => {
+    // Issue 29: a stream's events must reach the app as they come, not one chunk late.
+    const event = `data: ${JSON.stringify({ choices: [{ delta: { content: "x".repeat(150) } }] })}\n\n`;
+    const pieces = [event, `tail ${key.slice(0, 6)}`, `${key.slice(6)} end`];
+    let sent = 0;
+    const source = new ReadableStream<Uint8Array>({
+      pull(controller) {
+        // After each piece the upstream goes quiet until the reader asks again.
+        if (sent < pieces.length) controller.enqueue(encoder.encode(pieces[sent++]!));
+        else controller.close();
+      },
+    });
+    const reader = scrubber.stream(source, () => undefined).getReader();
+    const read = async () => decoder.decode((await reader.read()).value);
+    expect(await read()).toBe(event);
+    expect(await read()).toBe("tail ");
+    expect(await read()).toBe(`${redacted} end`);
+    expect((await reader.read()).done).toBe(true);
+  });
+
   it("ends with failed when the upstream stream breaks", async () => {
     let sent = false;
     const broken = new ReadableStream<Uint8Array>({

@@ -20,7 +20,7 @@ export async function startMocks(cleanup: Cleanup): Promise<MockProviders> {
 /** The emulator in its own process, in front of the mocks. */
 export async function startEmulatorChild(
   cleanup: Cleanup,
-  mocks: MockProviders,
+  mocks: Pick<MockProviders, "urls">,
   stepTimeoutMs?: number,
   front?: "node-http" | "hono",
 ): Promise<ChildServer> {

@@ -15,6 +15,7 @@ import { clientOverhead } from "./client-overhead.ts";
 import { emulatorHttpLayer } from "./emulator-http-layer.ts";
 import { failoverCost } from "./failover-cost.ts";
 import { faultMatrix } from "./fault-matrix.ts";
+import { firstToken } from "./first-token.ts";
 import { gatewayThroughput } from "./gateway-throughput.ts";
 import { describeMachine } from "./machine.ts";
 import { type GeneratedSection, updateBenchmarksDocument } from "./markdown.ts";
@@ -32,6 +33,7 @@ export const benchmarks: readonly Benchmark[] = [
   failoverCost,
   faultMatrix,
   workerOverhead,
+  firstToken,
   reportThroughput,
   sizes,
 ];

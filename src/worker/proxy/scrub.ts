@@ -3,9 +3,10 @@
  * Keeps secrets out of what the proxy returns. Whatever the upstream wrote (a 401 that repeats
  * the key, a debugging header, a stream that echoes it), every occurrence of a secret the Worker
  * holds for this call (the injected provider keys, the app's token, the gateway token) in the
- * response headers or body becomes `[redacted]`. The body is scrubbed as it streams: the last
- * bytes of each chunk are held back until the next one, so a secret split across chunks is
- * caught too. The JSON-escaped and URL-encoded spellings of a secret are caught as well.
+ * response headers or body becomes `[redacted]`. The body is scrubbed as it streams: when a
+ * chunk ends with bytes that could begin a secret, those bytes (only those) are held back until
+ * the next one, so a secret split across chunks is caught too, and every other chunk passes on
+ * whole at once (a stream's events are not delayed to the next one). The JSON-escaped and URL-encoded spellings of a secret are caught as well.
  */
 
 /** What replaces a secret. */
@@ -135,10 +136,10 @@ export class SecretScrubber {
 
   /**
    * Replaces every secret that starts early enough to be complete in `data`; holds back the
-   * tail that could still be the start of one (all of it when `final`).
+   * tail that could still be the start of one (nothing when `final`).
    */
   #scrubBytes(data: Uint8Array, final: boolean): { out: Uint8Array; rest: Uint8Array } {
-    const holdBack = final ? 0 : Math.max(0, this.#longest - 1);
+    const holdBack = final ? 0 : this.#openPrefix(data);
     const limit = Math.max(0, data.byteLength - holdBack);
     const parts: Uint8Array[] = [];
     let size = 0;
@@ -154,6 +155,26 @@ export class SecretScrubber {
     parts.push(data.subarray(position, end));
     size += end - position;
     return { out: concat(parts, size), rest: data.slice(end) };
+  }
+
+  /** The length of the longest end of `data` that is the start (not the whole) of a secret. */
+  #openPrefix(data: Uint8Array): number {
+    const end = data.byteLength;
+    for (let length = Math.min(this.#longest - 1, end); length > 0; length--) {
+      const start = end - length;
+      for (const pattern of this.#patterns) {
+        if (pattern.byteLength <= length || pattern[0] !== data[start]) continue;
+        let same = true;
+        for (let offset = 1; offset < length; offset++) {
+          if (data[start + offset] !== pattern[offset]) {
+            same = false;
+            break;
+          }
+        }
+        if (same) return length;
+      }
+    }
+    return 0;
   }
 
   #earliestMatch(
