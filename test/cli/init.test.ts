@@ -14,8 +14,9 @@ import { parseConfigText, readYamlDocument } from "../../src/config/index.ts";
 import { documented, makeSandbox, runDocumented, type Sandbox } from "../docs/documented.ts";
 import { linkInstalledPackages, projectRoot } from "../helpers/gateway-repo.ts";
 
-const initCommandText =
-  "npx stepwise init my-gateway --account-id 0123456789abcdef0123456789abcdef";
+const initCommandText = documented(
+  "npx stepwise init my-gateway --account-id 0123456789abcdef0123456789abcdef",
+);
 let sandbox: Sandbox;
 let repo: Sandbox;
 let packageName: string;
