@@ -6,6 +6,7 @@ import type { Command } from "commander";
 import { chaosCommand } from "./chaos.ts";
 import { demoCommand } from "./demo.ts";
 import { devCommand } from "./dev.ts";
+import { initCommand } from "./init.ts";
 import { planCommand } from "./plan.ts";
 import { reportCommand } from "./report.ts";
 import { rotateCommand } from "./rotate.ts";
@@ -16,6 +17,7 @@ export const commands: ReadonlyArray<() => Command> = [
   validateCommand,
   devCommand,
   planCommand,
+  initCommand,
   reportCommand,
   rotateCommand,
   chaosCommand,
