@@ -53,8 +53,12 @@ export async function sendAttempt(
     }
     body = steps;
   }
-  // An attempt timeout aborts the attempt's request (headers, and a plain answer's body).
-  const signal = client.attemptTimeoutMs === undefined ? call.options.signal : attemptSignal(call);
+  // An attempt timeout aborts the attempt's request (headers, and a plain answer's body); a
+  // stream's first-token timeout, when shorter, aborts it too while no headers have come.
+  const firstTokenMs = streamer?.sent(order[0]);
+  const stalls = firstTokenMs !== undefined && !(client.attemptTimeoutMs! <= firstTokenMs);
+  const timeoutMs = stalls ? firstTokenMs : client.attemptTimeoutMs;
+  const signal = timeoutMs === undefined ? call.options.signal : attemptSignal(call, timeoutMs);
   const init = { method: "POST", headers: call.headers, body: JSON.stringify(body), signal };
   // A hedged route's universal attempt may also go to the steps after the first.
   const sent =
@@ -77,6 +81,9 @@ export async function sendAttempt(
       response.body?.cancel().catch(noop);
     }
     if (call.halted !== undefined) throw call.halted;
+    if (stalls && call.attemptTimeout?.signal.aborted) {
+      return { entry: order[0], url, status: 0, kind: "transport", cause, firstTokenMs };
+    }
     return { url, status: 0, kind: "transport", cause };
   } finally {
     clearTimeout(call.timer);
@@ -84,14 +91,15 @@ export async function sendAttempt(
 }
 
 /**
- * The signal of an attempt with a timeout (`attemptTimeoutMs`): it aborts when the time is up, or
+ * The signal of an attempt with a timeout (`attemptTimeoutMs`, or a stream's first-token timeout
+ * until its headers): it aborts when the time is up, or
  * with the caller's signal. The call keeps the attempt's controller, so that a transport error
  * can tell a timeout (`TimeoutError`) from a network failure.
  */
-function attemptSignal(call: CallState): AbortSignal {
+function attemptSignal(call: CallState, timeoutMs: number): AbortSignal {
   const controller = new AbortController();
   call.attemptTimeout = controller;
-  call.timer = setTimeout(() => controller.abort(), call.client.attemptTimeoutMs);
+  call.timer = setTimeout(() => controller.abort(), timeoutMs);
   const { signal } = call.options;
   return signal ? AbortSignal.any([signal, controller.signal]) : controller.signal;
 }

@@ -88,6 +88,11 @@ export interface Streamer {
     request: ChatRequest,
     continuing: boolean,
   ): ChatRequest;
+  /**
+   * An attempt whose first step is `first` is being sent: its first-token clock starts now.
+   * Returns how long that step may take to its first text, in ms (headers included).
+   */
+  sent(first: RouteEntry | undefined): number;
   /** True when `entry` was sent a prefill in the current attempt. */
   prefilled(entry: RouteEntry): boolean;
   /** `entry`'s model refused a prefill: it gets none from now on. */
@@ -122,7 +127,12 @@ export type Failure = {
   readonly url: string;
   readonly status: number;
 } & (
-  | { readonly kind: "transport"; readonly cause: unknown }
+  | {
+      readonly kind: "transport";
+      readonly cause: unknown;
+      /** Set when a stream's first-token timeout (this long) ran out before its headers. */
+      readonly firstTokenMs?: number;
+    }
   | { readonly kind: "status"; readonly response: Response; readonly text: string }
   | {
       readonly kind: "unknown-step";

@@ -76,6 +76,17 @@ function verdictOf(call: CallState, failure: Failure, order: readonly RouteEntry
   };
   switch (failure.kind) {
     case "transport": {
+      // A stream with no headers by its first-token timeout: its first step failed.
+      if (failure.firstTokenMs !== undefined) {
+        const error = new TimeoutError({
+          timeoutMs: failure.firstTokenMs,
+          url,
+          step,
+          phase: "first-token",
+        });
+        fail(error, "request");
+        return { error, next: "after" };
+      }
       const timeoutMs = call.client.attemptTimeoutMs;
       return {
         error:

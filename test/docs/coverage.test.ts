@@ -174,6 +174,14 @@ const notRunHere: Readonly<Record<string, NotRunHere>> = {
       expect(read("tools/bench/worker-overhead.ts")).toContain('"worker-overhead"');
     },
   },
+  "npm run bench -- --only outage-first-token": {
+    reason:
+      "waits out real outages (8 s first tokens) for about a minute; its parts are tested in test/tools/bench",
+    check() {
+      expect(read("tools/bench/run.ts")).toContain("outageFirstToken,");
+      expect(read("tools/bench/outage-first-token.ts")).toContain('"outage-first-token"');
+    },
+  },
   "npm run bench -- --only emulator-http-layer": {
     reason: "measures the emulator on node:http and behind hono (seconds, on a busy machine)",
     check() {

@@ -19,6 +19,7 @@ import { firstToken } from "./first-token.ts";
 import { gatewayThroughput } from "./gateway-throughput.ts";
 import { describeMachine } from "./machine.ts";
 import { type GeneratedSection, updateBenchmarksDocument } from "./markdown.ts";
+import { outageFirstToken } from "./outage-first-token.ts";
 import { commandFor, sectionFor, summarySection } from "./report.ts";
 import { reportThroughput } from "./report-throughput.ts";
 import { sizes } from "./sizes.ts";
@@ -34,6 +35,7 @@ export const benchmarks: readonly Benchmark[] = [
   faultMatrix,
   workerOverhead,
   firstToken,
+  outageFirstToken,
   reportThroughput,
   sizes,
 ];

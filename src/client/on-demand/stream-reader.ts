@@ -29,8 +29,12 @@ import type { GatewayError } from "../call-errors.ts";
 import type { RouteEntry, StreamAnswer, Streamer } from "../call-state.ts";
 import type { ChatDelta, GatewayClientOptions } from "../types.ts";
 
-/** Default stream timeouts, in ms: first text after the headers, silence between events. */
-export const streamDefaults = { firstTokenTimeoutMs: 30_000, streamIdleTimeoutMs: 5_000 } as const;
+/**
+ * Default stream timeouts, in ms: first text after the attempt was sent (headers or not), silence
+ * between events. 5 s to the first token: issue 29's outage figures (BENCHMARKS.md, "Time to first
+ * token during an outage") showed a primary whose first token took 8 s waited for in full.
+ */
+export const streamDefaults = { firstTokenTimeoutMs: 5_000, streamIdleTimeoutMs: 5_000 } as const;
 
 /** Stream events that are not JSON a stream may carry before it counts as unreadable. */
 export const maxMalformedEvents = 3;
@@ -50,6 +54,11 @@ export function createStreamer(
   const prefills = new Map<number, string>();
   /** Models (`provider/model`) that refused a prefill. */
   const refused = new Set<string>();
+  const now = () => (options.now ?? Date.now)();
+  /** When the current attempt was sent: its first-token clock starts there. */
+  let sentAt = now();
+  const firstTokenMs = (entry: RouteEntry | undefined) =>
+    entry?.firstTokenTimeoutMs ?? options.firstTokenTimeoutMs ?? streamDefaults.firstTokenTimeoutMs;
 
   /** Starts a new answer: a restart delta first when it does not continue what was shown. */
   const startAnswer = (keep: string) => {
@@ -81,6 +90,10 @@ export function createStreamer(
         messages: [...request.messages, { role: "assistant", content: prefill }],
       };
     },
+    sent(entry) {
+      sentAt = now();
+      return firstTokenMs(entry);
+    },
     prefilled: (entry) => prefills.has(entry.index),
     refusePrefill(entry) {
       refused.add(`${entry.provider}/${entry.model}`);
@@ -100,10 +113,7 @@ export function createStreamer(
       const parse = streamParserFor(adapter);
       const step = entry && { index: entry.index, provider: entry.provider, model: entry.model };
       const limits = {
-        "first-token":
-          entry?.firstTokenTimeoutMs ??
-          options.firstTokenTimeoutMs ??
-          streamDefaults.firstTokenTimeoutMs,
+        "first-token": firstTokenMs(entry),
         "stream-idle":
           entry?.idleTimeoutMs ?? options.streamIdleTimeoutMs ?? streamDefaults.streamIdleTimeoutMs,
       };
@@ -121,15 +131,16 @@ export function createStreamer(
         if (delta.type === "text") shown += delta.text;
         sink(delta);
       };
-      // The first-token timeout runs from the headers to the first text; the idle timeout then
-      // runs between events. Either one stops the read by cancelling the body.
+      // The first-token timeout runs from sending the attempt to the first text (what is left of
+      // it once the headers came); the idle timeout then runs between events. Either one stops
+      // the read by cancelling the body.
       let stalled: "first-token" | "stream-idle" | undefined;
-      const stall = (phase: "first-token" | "stream-idle") =>
+      const stall = (phase: "first-token" | "stream-idle", ms = limits[phase]) =>
         setTimeout(() => {
           stalled = phase;
           current?.cancel().catch(noop);
-        }, limits[phase]);
-      const firstToken = stall("first-token");
+        }, ms);
+      const firstToken = stall("first-token", sentAt + limits["first-token"] - now());
       try {
         read: while (current !== undefined) {
           const idle = text === "" ? undefined : stall("stream-idle");
