@@ -7,6 +7,7 @@
  * and the stream reader make them.
  */
 
+import { retryAfterMs } from "../wire/rate-limit-headers.ts";
 import { GatewayError, type StepReference } from "./call-errors.ts";
 
 function stepLabel(step: StepReference | undefined): string {
@@ -160,18 +161,15 @@ export class RateLimitedError extends ApiCallError {
   }
 }
 
-/** Reads `retry-after-ms`, then `Retry-After` (seconds or an HTTP date), in ms. */
+/**
+ * Reads `retry-after-ms`, then `Retry-After` (seconds or an HTTP date), in whole ms rounded up
+ * (the one reader, `src/wire/rate-limit-headers.ts`).
+ */
 export function parseRetryAfter(
   headers: Headers | undefined,
   now: () => number,
 ): number | undefined {
-  const milliseconds = headers?.get("retry-after-ms")?.trim();
-  if (milliseconds && /^\d+(\.\d+)?$/.test(milliseconds)) return Number(milliseconds);
-  const value = headers?.get("retry-after")?.trim();
-  if (!value) return undefined;
-  if (/^\d+(\.\d+)?$/.test(value)) return Math.round(Number(value) * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) ? undefined : Math.max(0, date - now());
+  return headers === undefined ? undefined : (retryAfterMs(headers, now()) ?? undefined);
 }
 
 /** A short description of a thrown value, for messages. */

@@ -23,13 +23,16 @@ const root = path.resolve(import.meta.dirname, "../..");
 /** What each folder of src/ may import (besides itself and packages). Lower layers first. */
 const allowed: Readonly<Record<string, readonly string[]>> = {
   errors: [],
+  // One parser per wire fact (rate-limit headers, universal bodies), shared by client, Worker and
+  // emulator so they cannot disagree.
+  wire: [],
   config: ["errors"],
   providers: ["errors"],
   routes: ["config", "providers"],
-  client: ["errors", "config", "providers", "routes"],
-  worker: ["errors", "config", "providers", "routes"],
+  client: ["errors", "config", "providers", "routes", "wire"],
+  worker: ["errors", "config", "providers", "routes", "wire"],
   "worker-admin": ["errors"],
-  emulator: ["errors", "config", "providers", "routes"],
+  emulator: ["errors", "config", "providers", "routes", "wire"],
   // The Pulumi components (the `/pulumi` entry): config and routes compile into resources.
   pulumi: ["errors", "config", "providers", "routes"],
   analytics: ["errors", "config", "providers", "routes", "client", "worker"],

@@ -17,13 +17,41 @@
  * the provider's headers. Time comes from `now`, so tests drive it without sleeping.
  */
 
+import { type RateLimitReading, readRateLimits } from "../../wire/rate-limit-headers.ts";
 import type { RouteStep, SteeredStep, SteeringNotes, StepLimits } from "../types.ts";
 import { answerTokens } from "./answer-tokens.ts";
 import { AllStepsAtCapError } from "./at-cap-error.ts";
-import { type QuotaReading, readQuota } from "./quota-headers.ts";
 
+export {
+  parseDuration,
+  type RateLimitReading as QuotaReading,
+  readRateLimits as readQuota,
+} from "../../wire/rate-limit-headers.ts";
 export { AllStepsAtCapError } from "./at-cap-error.ts";
-export { parseDuration, type QuotaReading, readQuota } from "./quota-headers.ts";
+
+/** A provider's quota as this client knows it. */
+type QuotaReading = RateLimitReading;
+
+const noReading: QuotaReading = {
+  requestsRemaining: null,
+  requestsResetAt: null,
+  tokensRemaining: null,
+  tokensResetAt: null,
+  retryAt: null,
+};
+
+/** `older` with what `newer` said in place of what it held. */
+function merged(older: QuotaReading | undefined, newer: QuotaReading | null): QuotaReading {
+  const base = older ?? noReading;
+  if (newer === null) return base;
+  return {
+    requestsRemaining: newer.requestsRemaining ?? base.requestsRemaining,
+    requestsResetAt: newer.requestsResetAt ?? base.requestsResetAt,
+    tokensRemaining: newer.tokensRemaining ?? base.tokensRemaining,
+    tokensResetAt: newer.tokensResetAt ?? base.tokensResetAt,
+    retryAt: newer.retryAt ?? base.retryAt,
+  };
+}
 
 /** A configured cap: requests and tokens per minute. */
 export interface RateCap {
@@ -116,7 +144,7 @@ export function createProviderLimits(options: ProviderLimitsOptions = {}): Provi
 
   function verdict(step: RouteStep, at: number): Verdict | undefined {
     const quota = quotas.get(`${step.provider}/${step.model}`);
-    if (quota?.retryAt !== undefined && quota.retryAt > at) {
+    if (quota?.retryAt != null && quota.retryAt > at) {
       return { reason: "retry_after", until: quota.retryAt };
     }
     if (quota?.requestsRemaining === 0 && (quota.requestsResetAt ?? 0) > at) {
@@ -187,11 +215,11 @@ export function createProviderLimits(options: ProviderLimitsOptions = {}): Provi
           for (const entry of entries) if (entry) entry.tokens += tokens;
         });
       }
-      const reading = readQuota(response.headers, at);
+      const reading = readRateLimits(response.headers, at);
       const { status } = response;
       // A 429 adds to what was known; an answer replaces it (the provider took a request again).
-      if (status === 429) quotas.set(key, { ...quotas.get(key), ...reading });
-      else if (status < 400 || Object.keys(reading).length > 0) quotas.set(key, reading);
+      if (status === 429) quotas.set(key, merged(quotas.get(key), reading));
+      else if (status < 400 || reading !== null) quotas.set(key, reading ?? noReading);
     },
 
     status(): LimitStatus[] {
@@ -201,7 +229,7 @@ export function createProviderLimits(options: ProviderLimitsOptions = {}): Provi
         const totals = windows.get(key)?.totals(at);
         return {
           key,
-          quota: quotas.get(key) ?? {},
+          quota: quotas.get(key) ?? noReading,
           requestsThisMinute: totals?.requests ?? 0,
           tokensThisMinute: totals?.tokens ?? 0,
         };

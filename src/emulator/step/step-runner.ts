@@ -21,13 +21,13 @@
  *   timeout (its budget) the step gives up at once instead of waiting.
  */
 
+import { retryAfterMs } from "../../wire/rate-limit-headers.ts";
 import { type GatewayErrorResponse, gatewayError, gatewayErrorCodes } from "../errors.ts";
 import { guardrailError, promptPhaseKinds, responsePhaseKinds } from "../features/guardrails.ts";
 import type { FaultKind } from "../mocks/index.ts";
 import type { GatewayCall } from "../request/gateway-call.ts";
-import { jsonUpstreamResponse } from "../transport/attempt.ts";
+import { headerOf, jsonUpstreamResponse } from "../transport/attempt.ts";
 import { backoffDelay } from "./retry.ts";
-import { retryAfterMs } from "./retry-after.ts";
 import type { StepFailure, StepOutcome, StepTarget } from "./step-target.ts";
 
 export interface RunStepOptions {
@@ -112,7 +112,8 @@ export async function runStep(
       failure = { kind: "response", response: result, error: `http_${result.status}` };
       if (isCredentialStatus(result.status)) return { kind: "failed", failure, attempts: attempt };
       if (result.status === 429 && attempt < maxAttempts) {
-        const asked = retryAfterMs(result.headers, services.now()) ?? 0;
+        const headers = { get: (name: string) => headerOf(result.headers, name) };
+        const asked = retryAfterMs(headers, services.now()) ?? 0;
         if (asked > target.timeoutMs) return { kind: "failed", failure, attempts: attempt };
         wait = asked;
       }

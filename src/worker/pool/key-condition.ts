@@ -9,11 +9,11 @@
  * it after the usable keys, never leaves it out. A new version of the key starts clean.
  */
 import type { KeyCaps } from "../../config/schema.ts";
-import type { QuotaReading } from "./quota-headers.ts";
+import type { RateLimitReading } from "../../wire/rate-limit-headers.ts";
 
 /** What one call did with a key. */
 export type KeyOutcome =
-  | { readonly kind: "answered"; readonly status: number; readonly quota: QuotaReading | null }
+  | { readonly kind: "answered"; readonly status: number; readonly quota: RateLimitReading | null }
   /** A universal step with this key failed and a later key of the same provider served. */
   | { readonly kind: "fell-through" };
 
@@ -33,7 +33,7 @@ export interface KeyCondition {
   /** Failures in a row (backoff). */
   readonly streak: number;
   /** The provider's rate-limit headers on the latest answer. */
-  readonly quota: QuotaReading | null;
+  readonly quota: RateLimitReading | null;
   readonly lastStatus: number | null;
 }
 

@@ -7,10 +7,11 @@
  * through. Reports go out off the call's path (`waitUntil`), at most once a second per provider
  * and isolate unless a key just became unavailable.
  */
+
+import { readRateLimits } from "../../wire/rate-limit-headers.ts";
 import type { CallPoint } from "../analytics-schema.ts";
 import type { UsableKey } from "../edge-reader.ts";
 import type { HandlerContext } from "../handler-context.ts";
-import { readQuota } from "../pool/quota-headers.ts";
 import type { CallObserver } from "./forward.ts";
 
 /** One step as sent upstream: the app's step, its provider and the key it carries. */
@@ -35,7 +36,7 @@ export function keyObserver(
       context.pools.sent(provider, key, now);
       // The gateway's own refusals (its limits, its token) say nothing about the key.
       if (byGateway) return;
-      const quota = upstream === undefined ? null : readQuota(upstream.headers, now);
+      const quota = upstream === undefined ? null : readRateLimits(upstream.headers, now);
       context.pools.settle(
         provider,
         key,
@@ -69,7 +70,7 @@ export function universalObserver(sent: readonly SentKey[], context: HandlerCont
         if (tried.key !== undefined) context.pools.sent(tried.provider, tried.key, now);
       }
       if (copy.key === undefined) return;
-      const quota = readQuota(upstream.headers, now);
+      const quota = readRateLimits(upstream.headers, now);
       context.pools.settle(
         copy.provider,
         copy.key,
