@@ -10,7 +10,8 @@ describe("the REST client entry", () => {
     expect(rest.externalImports).toStrictEqual([]);
     expect(rest.inputs).toContain("src/client/rest/rest-client.ts");
     const foreign = rest.inputs.filter(
-      (input) => !/^(consumer|src\/(client\/(?!node\/)|providers\/|routes\/|errors\/))/.test(input),
+      (input) =>
+        !/^(consumer|src\/(client\/(?!node\/)|providers\/|routes\/|errors\/|wire\/))/.test(input),
     );
     expect(foreign).toStrictEqual([]);
   });

@@ -43,7 +43,7 @@ describe("judgeConfig: one pass", () => {
         expect(verdict.warnings).toEqual([]);
         for (const error of verdict.errors) expect(error.message.length).toBeGreaterThan(20);
       }),
-      { numRuns: 300 },
+      { numRuns: 300, seed: 20261202 },
     );
   });
 
@@ -55,7 +55,7 @@ describe("judgeConfig: one pass", () => {
             {
               dynamic: false,
               steps: [
-                { provider: "openai", model: "model-a" },
+                { provider: "groq", model: "model-a" },
                 { provider: "groq", model: "model-b" },
               ],
             },

@@ -189,8 +189,16 @@ export function plantMistakes(skeleton: Skeleton, mistakes: readonly Mistake[]):
         break;
       }
       case "misspeltProvider": {
-        // On a universal-only route, a step whose provider is not its route's only use of it.
-        const entry = freeStep(pick, (candidate) => !candidate.dynamic);
+        // On a universal-only route, a step whose provider another step still uses, so the
+        // provider keeps its key (and the Worker its rotate token) whatever else is planted.
+        const entry = freeStep(
+          pick,
+          (candidate) =>
+            !candidate.dynamic &&
+            allSteps.some(
+              (other) => other !== candidate && other.step.provider === candidate.step.provider,
+            ),
+        );
         if (!entry) continue;
         stepAt(entry).provider = `${entry.step.provider}x`;
         expected.push(`${stepsPath(entry.g, entry.r)}[${entry.s}].provider`);
