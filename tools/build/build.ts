@@ -19,6 +19,7 @@ import path from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { build } from "esbuild";
+import { writeJsonSchema } from "./json-schema.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -103,13 +104,15 @@ async function cleanDist(javaScriptOnly: boolean): Promise<void> {
 async function main(argv: readonly string[]): Promise<void> {
   if (argv.includes("--help")) {
     console.log(
-      "Usage: npm run build [-- --js-only]\nWrites dist/: ES modules (esbuild) and .d.ts files (tsc).",
+      "Usage: npm run build [-- --js-only]\nWrites dist/: ES modules (esbuild), .d.ts files (tsc) and stepwise-config.schema.json.",
     );
     return;
   }
   const javaScriptOnly = argv.includes("--js-only");
   await cleanDist(javaScriptOnly);
   await buildJavaScript();
+  // The stack file's JSON Schema, for editors (docs/pulumi.md).
+  await writeJsonSchema();
   if (!javaScriptOnly) await buildTypes();
 }
 
