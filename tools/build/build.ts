@@ -25,6 +25,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { promisify } from "node:util";
 import { build } from "esbuild";
 import { stripJsonComments } from "../../src/pulumi/wrangler-config.ts";
+import { writeJsonSchema } from "./json-schema.ts";
 
 const root = fileURLToPath(new URL("../..", import.meta.url));
 
@@ -131,13 +132,15 @@ async function cleanDist(javaScriptOnly: boolean): Promise<void> {
 async function main(argv: readonly string[]): Promise<void> {
   if (argv.includes("--help")) {
     console.log(
-      "Usage: npm run build [-- --js-only]\nWrites dist/: ES modules (esbuild), .d.ts files (tsc) and the companion Worker's bundle (wrangler, dist/worker-bundle/; not with --js-only).",
+      "Usage: npm run build [-- --js-only]\nWrites dist/: ES modules (esbuild), stepwise-config.schema.json, .d.ts files (tsc) and the companion Worker's bundle (wrangler, dist/worker-bundle/; not with --js-only).",
     );
     return;
   }
   const javaScriptOnly = argv.includes("--js-only");
   await cleanDist(javaScriptOnly);
   await buildJavaScript();
+  // The stack file's JSON Schema, for editors (docs/pulumi.md).
+  await writeJsonSchema();
   if (!javaScriptOnly) await Promise.all([buildTypes(), buildWorkerBundle()]);
 }
 
