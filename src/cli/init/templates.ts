@@ -148,6 +148,19 @@ function workflow(answers: InitAnswers, pkg: PackageRef): string {
         uses: pulumi/actions@8582a9e8cc630786854029b4e09281acd6794b58 # v6.6.1
         with:
           pulumi-version: ${pulumiVersion}`;
+  // The two Pulumi jobs differ only in when they run and the command.
+  const pulumiJob = (name: string, condition: string, command: string) => `  ${name}:
+    if: ${condition}
+    needs: test
+    runs-on: ubuntu-latest
+    env:
+      PULUMI_ACCESS_TOKEN: \${{ secrets.PULUMI_ACCESS_TOKEN }}
+      PULUMI_CONFIG_PASSPHRASE: \${{ secrets.PULUMI_CONFIG_PASSPHRASE }}
+    steps:
+${setup}
+${pulumi}
+      - run: ${command}
+`;
   return `# Written by stepwise init. Pull requests: validate, test (routes on the emulator), plan (offline,
 # no account), then pulumi preview. main: pulumi up. Actions are pinned to commit SHAs.
 # Repository secrets: PULUMI_ACCESS_TOKEN (or your backend's) and PULUMI_CONFIG_PASSPHRASE for a
@@ -174,30 +187,8 @@ ${setup}
       - run: npm test
       - run: npx stepwise plan --stack ${answers.stack}
 
-  preview:
-    if: github.event_name == 'pull_request'
-    needs: test
-    runs-on: ubuntu-latest
-    env:
-      PULUMI_ACCESS_TOKEN: \${{ secrets.PULUMI_ACCESS_TOKEN }}
-      PULUMI_CONFIG_PASSPHRASE: \${{ secrets.PULUMI_CONFIG_PASSPHRASE }}
-    steps:
-${setup}
-${pulumi}
-      - run: pulumi preview --stack ${answers.stack} --diff
-
-  deploy:
-    if: github.event_name == 'push' && github.ref == 'refs/heads/main'
-    needs: test
-    runs-on: ubuntu-latest
-    env:
-      PULUMI_ACCESS_TOKEN: \${{ secrets.PULUMI_ACCESS_TOKEN }}
-      PULUMI_CONFIG_PASSPHRASE: \${{ secrets.PULUMI_CONFIG_PASSPHRASE }}
-    steps:
-${setup}
-${pulumi}
-      - run: pulumi up --stack ${answers.stack} --yes
-`;
+${pulumiJob("preview", "github.event_name == 'pull_request'", `pulumi preview --stack ${answers.stack} --diff`)}
+${pulumiJob("deploy", "github.event_name == 'push' && github.ref == 'refs/heads/main'", `pulumi up --stack ${answers.stack} --yes`)}`;
 }
 
 function routesTest(answers: InitAnswers, pkg: PackageRef): string {
