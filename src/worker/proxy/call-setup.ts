@@ -3,8 +3,9 @@
  * What every proxied call starts with, whatever its path: the gateway it names (404 when this
  * Worker does not serve it), its time limit (`cf-aig-request-timeout`), the app's limiter asked at
  * once (its answer awaited by {@link afterLimit}, so an app over its limit always gets the 429),
- * the headers to send upstream (the app's credentials out, the gateway token in), the facts its
- * Analytics Engine point needs, and the secrets scrubbed from its answer.
+ * the headers to send upstream (the app's credentials out, the gateway token in, scoped to the app
+ * by `app-scope.ts`), the facts its Analytics Engine point needs, and the secrets scrubbed from
+ * its answer.
  */
 import type { WorkerViewGateway } from "../../config/worker-view.ts";
 import type { RateLimitDecision } from "../app-limiter.ts";
@@ -12,7 +13,8 @@ import { WorkerError } from "../errors.ts";
 import type { HandlerContext } from "../handler-context.ts";
 import type { StoredAppToken } from "../key-layout.ts";
 import { findGateway } from "../settings.ts";
-import { type CallFacts, requestMetadata } from "./analytics-point.ts";
+import type { CallFacts } from "./analytics-point.ts";
+import { scopeRequestHeaders } from "./app-scope.ts";
 import { type CallDeadline, readDeadline } from "./call-deadline.ts";
 import { upstreamHeaders } from "./headers.ts";
 import type { ResolvedPool } from "./request-keys.ts";
@@ -61,20 +63,23 @@ export function prepare(
   // A refusal is reported by `enforceLimit`; never leave it unhandled meanwhile.
   admitted.catch(() => undefined);
   const url = new URL(request.url);
-  const { route, metadata } = requestMetadata(request.headers);
+  const scoped = scopeRequestHeaders(
+    upstreamHeaders(request.headers, context.settings.gatewayToken),
+    caller.app,
+  );
   return {
     gateway,
     url: `${context.settings.gatewayUrl}${url.pathname}${url.search}`,
-    headers: upstreamHeaders(request.headers, context.settings.gatewayToken),
+    headers: scoped.headers,
     admitted,
     deadline,
     limitText: `App ${caller.app.name} is over its limit of ${limit.limit} requests per ${limit.windowSeconds} s`,
     facts: {
       gateway: gateway.id,
       app: caller.app.id,
-      metadata,
-      eventId: request.headers.get("cf-aig-event-id"),
-      route,
+      metadata: scoped.metadata,
+      eventId: scoped.eventId,
+      route: scoped.route,
     },
   };
 }

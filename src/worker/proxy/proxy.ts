@@ -30,6 +30,7 @@ import type { UsableKey } from "../edge-reader.ts";
 import type { HandlerContext } from "../handler-context.ts";
 import { readJsonBody } from "../http/body.ts";
 import type { AskedStep } from "./analytics-point.ts";
+import { scopeStepHeaders } from "./app-scope.ts";
 import { afterLimit, type ProxyCaller, prepare, secretsOf } from "./call-setup.ts";
 import { forward } from "./forward.ts";
 import { addProviderAuth, stepHeaders } from "./headers.ts";
@@ -74,7 +75,11 @@ export async function proxyUniversal(
   if (sent.length === 0) throw providerAtCap(pools, context.now());
   const copies: StepCopy[] = sent.map(({ step, key }) => ({
     step,
-    headers: stepHeaders(steps[step]!.headers, steps[step]!.provider, key?.key),
+    headers: stepHeaders(
+      scopeStepHeaders(steps[step]!.headers, caller.app),
+      steps[step]!.provider,
+      key?.key,
+    ),
   }));
   target.headers.set("content-type", "application/json");
   return forward(
