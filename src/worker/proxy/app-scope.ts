@@ -14,6 +14,7 @@
  *   only the first five will be saved").
  * - `cf-aig-event-id` goes upstream as `<app id>:<id>`, so one app cannot write events under
  *   another's ids; the app gets its own id back ({@link unscopeEventId}).
+ * - The app's `cf-aig-cache-key` is taken out here and scoped to the app by `app-cache.ts`.
  * - A universal step's own headers lose the same controls and any metadata, event id or cache key
  *   (a step's directives win over the request's at the gateway, so they would undo the above).
  */
@@ -39,6 +40,8 @@ export interface ScopedRequest {
   readonly route: string | null;
   /** The event id as sent upstream (`<app>:<id>`), null when the app sent none. */
   readonly eventId: string | null;
+  /** The app's own `cf-aig-cache-key`, taken out of the headers (`app-cache.ts` scopes it). */
+  readonly appCacheKey: string | undefined;
 }
 
 /** Headers a universal step may not set for itself: the Worker sets them for the request. */
@@ -67,6 +70,8 @@ export function scopeRequestHeaders(headers: Headers, app: StoredAppToken): Scop
     if (key !== appMetadataKey) metadata[key] = value;
   }
   scoped.set("cf-aig-metadata", JSON.stringify(metadata));
+  const appCacheKey = headers.get("cf-aig-cache-key") ?? undefined;
+  scoped.delete("cf-aig-cache-key");
   const asked = headers.get("cf-aig-event-id");
   const eventId = asked === null ? null : `${app.id}:${asked}`;
   if (eventId !== null) scoped.set("cf-aig-event-id", eventId);
@@ -75,6 +80,7 @@ export function scopeRequestHeaders(headers: Headers, app: StoredAppToken): Scop
     metadata,
     route: typeof given.route === "string" ? given.route : null,
     eventId,
+    appCacheKey,
   };
 }
 

@@ -14,6 +14,7 @@ import type { HandlerContext } from "../handler-context.ts";
 import type { StoredAppToken } from "../key-layout.ts";
 import { findGateway } from "../settings.ts";
 import type { CallFacts } from "./analytics-point.ts";
+import { applyCachePlan, type CachePlan } from "./app-cache.ts";
 import { scopeRequestHeaders } from "./app-scope.ts";
 import { type CallDeadline, readDeadline } from "./call-deadline.ts";
 import { upstreamHeaders } from "./headers.ts";
@@ -39,6 +40,10 @@ export interface ProxyTarget {
   readonly facts: Pick<CallFacts, "gateway" | "app" | "metadata" | "eventId"> & {
     readonly route: string | null;
   };
+  /** The path and query the call goes to at the gateway. */
+  readonly path: string;
+  /** The app's own `cf-aig-cache-key` (not in `headers`: {@link scopeCache} scopes it). */
+  readonly appCacheKey: string | undefined;
 }
 
 /** Checks the gateway, starts counting the call against the app's limit, prepares headers. */
@@ -71,6 +76,8 @@ export function prepare(
     gateway,
     url: `${context.settings.gatewayUrl}${url.pathname}${url.search}`,
     headers: scoped.headers,
+    path: `${url.pathname}${url.search}`,
+    appCacheKey: scoped.appCacheKey,
     admitted,
     deadline,
     limitText: `App ${caller.app.name} is over its limit of ${limit.limit} requests per ${limit.windowSeconds} s`,
@@ -82,6 +89,25 @@ export function prepare(
       route: scoped.route,
     },
   };
+}
+
+/**
+ * Scopes the call's cache key to its app where the gateway caches it (`app-cache.ts`). `body`:
+ * the app's body as sent, null for none, undefined when the Worker did not read it whole.
+ */
+export async function scopeCache(
+  target: ProxyTarget,
+  plan: CachePlan,
+  body: string | Uint8Array | null | undefined,
+  method = "POST",
+): Promise<void> {
+  await applyCachePlan(target.headers, plan, {
+    appId: target.facts.app,
+    appKey: target.appCacheKey,
+    method,
+    path: target.path,
+    body,
+  });
 }
 
 /** Waits for the limiter's answer first, so an app over its limit always gets the 429. */
