@@ -172,3 +172,79 @@ describe("metadata and event ids", () => {
     expect(harness.events[0]!.blobs).toContain(`${app.id}:call-42`);
   });
 });
+
+describe("allow-lists in the app's record", () => {
+  it("a call to a gateway, provider or route outside the app's lists is a 403 JSON and never goes upstream", async () => {
+    const harness = await withKeys();
+    const app = await createApp(harness, "narrow", {
+      gateways: ["chat"],
+      providers: ["openai"],
+      routes: ["default"],
+    });
+    expect(app.allow).toEqual({ gateways: ["chat"], providers: ["openai"], routes: ["default"] });
+    const route = { "cf-aig-metadata": '{"route":"default"}' };
+    const refusals = [
+      // Another gateway.
+      { path: `/v1/${accountId}/batch/groq/chat/completions`, body: compatBody, headers: route },
+      // Another provider: provider-native, compat, one universal step among allowed ones.
+      { path: `/v1/${accountId}/chat/anthropic/v1/messages`, body: compatBody, headers: route },
+      {
+        path: compatPath,
+        body: { ...compatBody, model: "anthropic/claude-sonnet-4-5" },
+        headers: route,
+      },
+      {
+        path: `/v1/${accountId}/chat`,
+        body: [
+          { provider: "openai", endpoint: "chat/completions", query: compatBody },
+          { provider: "anthropic", endpoint: "v1/messages", query: compatBody },
+        ],
+        headers: route,
+      },
+      // Another route, or none named.
+      { path: compatPath, body: compatBody, headers: { "cf-aig-metadata": '{"route":"other"}' } },
+      { path: compatPath, body: compatBody, headers: {} },
+      { path: compatPath, body: { ...compatBody, model: "dynamic/other" }, headers: {} },
+    ];
+    for (const { path, body, headers } of refusals) {
+      const response = await harness.call("POST", path, { token: app.token, body, headers });
+      expect(response.status, `${path} ${JSON.stringify(body).slice(0, 80)}`).toBe(403);
+      expect(response.headers.get("content-type")).toContain("application/json");
+      expect(response.json().error).toMatchObject({ code: "not_allowed" });
+      expect(response.json().error.message).toContain("narrow");
+    }
+    expect(harness.gatewayCalls).toHaveLength(0);
+    // Inside the lists, the call goes as before.
+    const allowed = await harness.call("POST", compatPath, {
+      token: app.token,
+      body: compatBody,
+      headers: route,
+    });
+    expect(allowed.status).toBe(200);
+    const dynamic = await harness.call("POST", compatPath, {
+      token: app.token,
+      body: { ...compatBody, model: "dynamic/default" },
+    });
+    expect(dynamic.status).not.toBe(403);
+    expect(harness.gatewayCalls).toHaveLength(2);
+  });
+
+  it("a refused call does not count against the app's limit", async () => {
+    const harness = await withKeys();
+    const response = await harness.call("POST", "/app-tokens", {
+      body: {
+        name: "one",
+        rateLimit: { limit: 1, windowSeconds: 60 },
+        allow: { gateways: ["chat"] },
+      },
+    });
+    const app = response.json() as { token: string };
+    const other = await harness.call("POST", `/v1/${accountId}/batch/groq/chat/completions`, {
+      token: app.token,
+      body: compatBody,
+    });
+    expect(other.status).toBe(403);
+    const served = await harness.call("POST", compatPath, { token: app.token, body: compatBody });
+    expect(served.status).toBe(200);
+  });
+});

@@ -30,6 +30,7 @@ import type { UsableKey } from "../edge-reader.ts";
 import type { HandlerContext } from "../handler-context.ts";
 import { readJsonBody } from "../http/body.ts";
 import type { AskedStep } from "./analytics-point.ts";
+import { checkProviders, checkRoute } from "./app-allow.ts";
 import { cachePlan } from "./app-cache.ts";
 import { scopeStepHeaders } from "./app-scope.ts";
 import { afterLimit, type ProxyCaller, prepare, scopeCache, secretsOf } from "./call-setup.ts";
@@ -66,6 +67,11 @@ export async function proxyUniversal(
   const target = prepare(request, params.account, params.gateway, caller, context);
   const body = await afterLimit(target, readJsonBody(request, { maxBytes: maxProxyJsonBytes }));
   const steps = parseBody(universalBodySchema, body.value);
+  checkRoute(caller.app, target.facts.route, false);
+  checkProviders(
+    caller.app,
+    steps.map((step) => step.provider),
+  );
   const plan = cachePlan(
     target.headers,
     target.appCacheKey,
@@ -152,6 +158,8 @@ export async function proxyCompat(
   const provider = model.slice(0, model.indexOf("/"));
   const modelName = model.slice(model.indexOf("/") + 1);
   const dynamic = provider === "dynamic";
+  checkRoute(caller.app, dynamic ? modelName : target.facts.route, dynamic);
+  if (!dynamic) checkProviders(caller.app, [provider]);
   let pool: ResolvedPool = { provider, source: "byok", keys: [], blocked: null };
   if (!dynamic) {
     if (!isKnownProvider(provider)) throw unknownProvider();
@@ -205,6 +213,8 @@ export async function proxyNative(
 ): Promise<Response> {
   const target = prepare(request, params.account, params.gateway, caller, context);
   const { provider } = params;
+  checkRoute(caller.app, target.facts.route, false);
+  checkProviders(caller.app, [provider]);
   // Nothing is read for the call before the limiter let it through (issue #23).
   await afterLimit(target, Promise.resolve());
   if (!isKnownProvider(provider)) throw unknownProvider();
