@@ -117,7 +117,7 @@ describe("metadata and event ids", () => {
       route: "default",
       user: "u1",
     });
-    // A universal step's own metadata would win at the gateway; it never gets there.
+    // A universal step's own metadata would win at the gateway: it is scoped the same way.
     await harness.call("POST", `/v1/${accountId}/chat`, {
       token: app.token,
       body: [
@@ -131,7 +131,9 @@ describe("metadata and event ids", () => {
     });
     const sent = harness.gatewayCalls.at(-1)!;
     expect(JSON.parse(sent.headers["cf-aig-metadata"]!)).toEqual({ app: app.id });
-    expect(sent.body).not.toContain("victim");
+    const [step] = JSON.parse(sent.body) as { headers: Record<string, string> }[];
+    expect(JSON.parse(step!.headers["cf-aig-metadata"]!)).toEqual({ app: app.id });
+    expect(step!.headers["cf-aig-event-id"]).toBe(`${app.id}:victim:1`);
     // Analytics Engine keeps the metadata as sent upstream.
     expect(harness.events[0]!.blobs).toEqual(
       expect.arrayContaining([`app=${app.id}`, "route=default", "user=u1"]),

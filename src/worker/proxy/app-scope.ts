@@ -15,8 +15,8 @@
  * - `cf-aig-event-id` goes upstream as `<app id>:<id>`, so one app cannot write events under
  *   another's ids; the app gets its own id back ({@link unscopeEventId}).
  * - The app's `cf-aig-cache-key` is taken out here and scoped to the app by `app-cache.ts`.
- * - A universal step's own headers lose the same controls and any metadata, event id or cache key
- *   (a step's directives win over the request's at the gateway, so they would undo the above).
+ * - A universal step's own headers are scoped the same way, and lose any cache key (a step's
+ *   directives win over the request's at the gateway, so they would undo the above).
  */
 
 import { WorkerError } from "../errors.ts";
@@ -44,9 +44,6 @@ export interface ScopedRequest {
   readonly appCacheKey: string | undefined;
 }
 
-/** Headers a universal step may not set for itself: the Worker sets them for the request. */
-const requestOnlyHeaders = new Set(["cf-aig-metadata", "cf-aig-event-id", "cf-aig-cache-key"]);
-
 /** The controls `app` may send. Records made before `allow` existed allow none. */
 export function allowedControls(app: StoredAppToken): ReadonlySet<GatewayControl> {
   return new Set(app.allow?.controls ?? []);
@@ -64,16 +61,12 @@ export function scopeRequestHeaders(headers: Headers, app: StoredAppToken): Scop
     if (!allowed.has(control)) scoped.delete(control);
   }
   const given = readMetadata(headers.get("cf-aig-metadata"));
-  const metadata: Record<string, MetadataValue> = { [appMetadataKey]: app.id };
-  for (const [key, value] of Object.entries(given)) {
-    if (Object.keys(metadata).length === maxMetadataEntries) break;
-    if (key !== appMetadataKey) metadata[key] = value;
-  }
+  const metadata = withApp(given, app.id);
   scoped.set("cf-aig-metadata", JSON.stringify(metadata));
   const appCacheKey = headers.get("cf-aig-cache-key") ?? undefined;
   scoped.delete("cf-aig-cache-key");
   const asked = headers.get("cf-aig-event-id");
-  const eventId = asked === null ? null : `${app.id}:${asked}`;
+  const eventId = asked === null ? null : scopedEventId(asked, app.id);
   if (eventId !== null) scoped.set("cf-aig-event-id", eventId);
   return {
     headers: scoped,
@@ -84,7 +77,11 @@ export function scopeRequestHeaders(headers: Headers, app: StoredAppToken): Scop
   };
 }
 
-/** A universal step's own headers scoped to `app` (names lowercase, as the proxy sends them). */
+/**
+ * A universal step's own headers scoped to `app` as the request's are: its metadata names the app,
+ * its event id is prefixed, controls the app may not send and any cache key are dropped.
+ * @throws {WorkerError} 400 `invalid_metadata`, as for the request's.
+ */
 export function scopeStepHeaders(
   given: Readonly<Record<string, string>> | undefined,
   app: StoredAppToken,
@@ -93,13 +90,36 @@ export function scopeStepHeaders(
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(given ?? {})) {
     const lower = name.toLowerCase();
-    if (requestOnlyHeaders.has(lower)) continue;
+    if (lower === "cf-aig-cache-key") continue;
     if ((gatewayControls as readonly string[]).includes(lower) && !allowed.has(lower as never)) {
       continue;
     }
-    headers[name] = value;
+    if (lower === "cf-aig-metadata") {
+      headers[name] = JSON.stringify(withApp(readMetadata(value), app.id));
+    } else if (lower === "cf-aig-event-id") {
+      headers[name] = scopedEventId(value, app.id);
+    } else {
+      headers[name] = value;
+    }
   }
   return headers;
+}
+
+/** `app` first, then the app's own entries but `app`, as many as the gateway saves. */
+function withApp(
+  given: Readonly<Record<string, MetadataValue>>,
+  appId: string,
+): Record<string, MetadataValue> {
+  const metadata: Record<string, MetadataValue> = { [appMetadataKey]: appId };
+  for (const [key, value] of Object.entries(given)) {
+    if (Object.keys(metadata).length === maxMetadataEntries) break;
+    if (key !== appMetadataKey) metadata[key] = value;
+  }
+  return metadata;
+}
+
+function scopedEventId(asked: string, appId: string): string {
+  return `${appId}:${asked}`;
 }
 
 /** The app's own event id back in the answer's `cf-aig-event-id` (the prefix taken off). */
