@@ -231,6 +231,18 @@ describe("allow-lists in the app's record", () => {
     expect(harness.gatewayCalls).toHaveLength(2);
   });
 
+  it("the admin API refuses an allow-list naming a gateway the Worker does not serve or an unknown provider", async () => {
+    const harness = createHarness();
+    const response = await harness.call("POST", "/app-tokens", {
+      body: { name: "typo", allow: { gateways: ["chta"], providers: ["opneai", "openai"] } },
+    });
+    expect(response.status).toBe(400);
+    expect(response.json().error.code).toBe("invalid_body");
+    expect(response.json().error.message).toContain("gateway chta is not one this Worker serves");
+    expect(response.json().error.message).toContain("provider opneai is not a provider");
+    expect((await harness.call("GET", "/app-tokens")).json().apps).toEqual([]);
+  });
+
   it("a refused call does not count against the app's limit", async () => {
     const harness = await withKeys();
     const response = await harness.call("POST", "/app-tokens", {
