@@ -9,7 +9,7 @@
  *   by the admin at `POST /app-tokens`): a custom cost of 0 would dodge spend limits, a log left
  *   out would hide a call, an alias would pick another team's stored key.
  * - `cf-aig-metadata` carries `app: <app id>` first, written by the Worker over any `app` the app
- *   sent; the app's other entries follow, as many as Cloudflare keeps ("AI Gateway allows you to
+ *   sent; the app's `route`, then its other entries follow, as many as Cloudflare keeps ("AI Gateway allows you to
  *   pass up to five custom metadata entries per request. If more than five entries are provided,
  *   only the first five will be saved").
  * - `cf-aig-event-id` goes upstream as `<app id>:<id>`, so one app cannot write events under
@@ -105,15 +105,19 @@ export function scopeStepHeaders(
   return headers;
 }
 
-/** `app` first, then the app's own entries but `app`, as many as the gateway saves. */
+/**
+ * `app` first, then the app's `route` (what Stepwise's analytics group by), then its other entries
+ * but `app`, as many as the gateway saves.
+ */
 function withApp(
   given: Readonly<Record<string, MetadataValue>>,
   appId: string,
 ): Record<string, MetadataValue> {
   const metadata: Record<string, MetadataValue> = { [appMetadataKey]: appId };
+  if (given.route !== undefined) metadata.route = given.route;
   for (const [key, value] of Object.entries(given)) {
     if (Object.keys(metadata).length === maxMetadataEntries) break;
-    if (key !== appMetadataKey) metadata[key] = value;
+    if (key !== appMetadataKey && key !== "route") metadata[key] = value;
   }
   return metadata;
 }

@@ -86,6 +86,18 @@ describe("scopeRequestHeaders", () => {
       c: 3,
       d: 4,
     });
+    // The route, which Stepwise's analytics group by, is kept wherever the app put it.
+    const routed = scopeRequestHeaders(
+      new Headers({ "cf-aig-metadata": JSON.stringify({ ...given, route: "default" }) }),
+      app(),
+    );
+    expect(Object.entries(JSON.parse(routed.headers.get("cf-aig-metadata")!))).toEqual([
+      ["app", "a1b2c3d4e5f6"],
+      ["route", "default"],
+      ["a", 1],
+      ["b", 2],
+      ["c", 3],
+    ]);
   });
 
   it("refuses metadata that is not an object of strings, numbers and booleans (400, value not echoed)", () => {
