@@ -9,9 +9,9 @@
  *   by the admin at `POST /app-tokens`): a custom cost of 0 would dodge spend limits, a log left
  *   out would hide a call, an alias would pick another team's stored key.
  * - `cf-aig-metadata` carries `app: <app id>` first, written by the Worker over any `app` the app
- *   sent; the app's `route`, then its other entries follow, as many as Cloudflare keeps ("AI Gateway allows you to
- *   pass up to five custom metadata entries per request. If more than five entries are provided,
- *   only the first five will be saved").
+ *   sent; the app's `route`, then its other entries follow, as many as Cloudflare keeps ("AI
+ *   Gateway allows you to pass up to five custom metadata entries per request. If more than five
+ *   entries are provided, only the first five will be saved").
  * - `cf-aig-event-id` goes upstream as `<app id>:<id>`, so one app cannot write events under
  *   another's ids; the app gets its own id back ({@link unscopeEventId}).
  * - The app's `cf-aig-cache-key` is taken out here and scoped to the app by `app-cache.ts`.
