@@ -8,7 +8,7 @@
  */
 import { reset } from "cloudflare:test";
 import { afterEach, describe, expect, it } from "vitest";
-import { accountId, createHarness, defaultGateway, type Harness } from "./harness.ts";
+import { accountId, createHarness, defaultGateway, type Harness, testConfig } from "./harness.ts";
 
 afterEach(async () => {
   await reset();
@@ -260,5 +260,106 @@ describe("allow-lists in the app's record", () => {
     expect(other.status).toBe(403);
     const served = await harness.call("POST", compatPath, { token: app.token, body: compatBody });
     expect(served.status).toBe(200);
+  });
+});
+
+describe("the cache key the Worker sends", () => {
+  /** The harness config with the `chat` gateway caching for 5 minutes. */
+  const cachingConfig = () => {
+    const config = testConfig();
+    const [chat, ...others] = config.gateways as Record<string, unknown>[];
+    return { ...config, gateways: [{ ...chat, cache: { ttl: 300 } }, ...others] };
+  };
+
+  async function cachingHarness() {
+    const harness = createHarness({ config: cachingConfig() });
+    await harness.rotate("openai", "sk-openai-tenancy-0001");
+    harness.acceptKeys("openai", "sk-openai-tenancy-0001");
+    return harness;
+  }
+
+  const sentKey = (harness: Harness) => harness.gatewayCalls.at(-1)!.headers["cf-aig-cache-key"];
+
+  it("on a caching gateway: one key per app and call, the app's own key scoped to the app", async () => {
+    const harness = await cachingHarness();
+    const a = await createApp(harness, "a");
+    const b = await createApp(harness, "b");
+    const keys: string[] = [];
+    for (const app of [a, b, a]) {
+      await harness.call("POST", compatPath, { token: app.token, body: compatBody });
+      keys.push(sentKey(harness)!);
+    }
+    expect(keys[0]).toMatch(new RegExp(`^stepwise:${a.id}:call:[0-9a-f]{64}$`));
+    expect(keys[1]).toMatch(new RegExp(`^stepwise:${b.id}:call:`));
+    expect(keys[2]).toBe(keys[0]);
+    for (const app of [a, b]) {
+      await harness.call("POST", compatPath, {
+        token: app.token,
+        body: compatBody,
+        headers: { "cf-aig-cache-key": "K" },
+      });
+      expect(sentKey(harness)).toMatch(new RegExp(`^stepwise:${app.id}:key:[0-9a-f]{64}$`));
+    }
+    // A universal step cannot send a cache key of its own.
+    await harness.call("POST", `/v1/${accountId}/chat`, {
+      token: a.token,
+      body: [
+        {
+          provider: "openai",
+          endpoint: "chat/completions",
+          headers: { "cf-aig-cache-key": "K" },
+          query: compatBody,
+        },
+      ],
+    });
+    expect(sentKey(harness)).toMatch(new RegExp(`^stepwise:${a.id}:call:`));
+    expect(harness.gatewayCalls.at(-1)!.body).not.toContain("cf-aig-cache-key");
+  });
+
+  it("a provider-native body the Worker cannot read whole skips the cache instead of sharing it", async () => {
+    const harness = await cachingHarness();
+    const app = await createApp(harness, "streamer");
+    const encoder = new TextEncoder();
+    const parts = [JSON.stringify(compatBody)];
+    const response = await harness.request(
+      new Request(`https://worker.test/v1/${accountId}/chat/openai/v1/chat/completions`, {
+        method: "POST",
+        headers: { authorization: `Bearer ${app.token}`, "content-type": "application/json" },
+        body: new ReadableStream<Uint8Array>({
+          pull(controller) {
+            const next = parts.shift();
+            if (next === undefined) controller.close();
+            else controller.enqueue(encoder.encode(next));
+          },
+        }),
+      }),
+    );
+    expect(response.status).toBe(200);
+    const sent = harness.gatewayCalls.at(-1)!;
+    expect(sent.headers["cf-aig-skip-cache"]).toBe("true");
+    expect(sent.headers["cf-aig-cache-key"]).toBeUndefined();
+    expect(sent.body).toBe(JSON.stringify(compatBody));
+    // One of known length is read, keyed, and sent as it came.
+    const text = JSON.stringify(compatBody);
+    await harness.call("POST", `/v1/${accountId}/chat/openai/v1/chat/completions`, {
+      token: app.token,
+      body: text,
+      headers: { "content-length": String(encoder.encode(text).byteLength) },
+    });
+    expect(sentKey(harness)).toMatch(new RegExp(`^stepwise:${app.id}:call:`));
+    expect(harness.gatewayCalls.at(-1)!.body).toBe(JSON.stringify(compatBody));
+  });
+
+  it("on a gateway that does not cache, no key unless the app asks for caching", async () => {
+    const harness = await withKeys();
+    const app = await createApp(harness, "plain");
+    await harness.call("POST", compatPath, { token: app.token, body: compatBody });
+    expect(sentKey(harness)).toBeUndefined();
+    await harness.call("POST", compatPath, {
+      token: app.token,
+      body: compatBody,
+      headers: { "cf-aig-cache-ttl": "600" },
+    });
+    expect(sentKey(harness)).toMatch(new RegExp(`^stepwise:${app.id}:call:`));
   });
 });
