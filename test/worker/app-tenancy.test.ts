@@ -243,7 +243,30 @@ describe("allow-lists in the app's record", () => {
     expect((await harness.call("GET", "/app-tokens")).json().apps).toEqual([]);
   });
 
-  it("a refused call does not count against the app's limit", async () => {
+  it("an app over its limit gets the 429 first, whatever it calls", async () => {
+    const harness = await withKeys();
+    const response = await harness.call("POST", "/app-tokens", {
+      body: {
+        name: "busy",
+        rateLimit: { limit: 1, windowSeconds: 60 },
+        allow: { providers: ["openai"] },
+      },
+    });
+    const app = response.json() as { token: string };
+    expect(
+      (await harness.call("POST", compatPath, { token: app.token, body: compatBody })).status,
+    ).toBe(200);
+    // A provider outside the list, provider-native and compat: over the limit, the 429 it is.
+    for (const [path, body] of [
+      [`/v1/${accountId}/chat/anthropic/v1/messages`, compatBody],
+      [compatPath, { ...compatBody, model: "anthropic/claude-sonnet-4-5" }],
+    ] as const) {
+      const over = await harness.call("POST", path, { token: app.token, body });
+      expect(over.status, path).toBe(429);
+    }
+  });
+
+  it("a call to a gateway outside the list does not count against the app's limit", async () => {
     const harness = await withKeys();
     const response = await harness.call("POST", "/app-tokens", {
       body: {

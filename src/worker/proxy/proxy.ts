@@ -150,16 +150,16 @@ export async function proxyCompat(
   const target = prepare(request, params.account, params.gateway, caller, context);
   const body = await afterLimit(target, readJsonBody(request, { maxBytes: maxProxyJsonBytes }));
   const { model } = parseBody(compatBodySchema, body.value);
-  await scopeCache(
-    target,
-    cachePlan(target.headers, target.appCacheKey, target.gateway),
-    body.text,
-  );
   const provider = model.slice(0, model.indexOf("/"));
   const modelName = model.slice(model.indexOf("/") + 1);
   const dynamic = provider === "dynamic";
   checkRoute(caller.app, dynamic ? modelName : target.facts.route, dynamic);
   if (!dynamic) checkProviders(caller.app, [provider]);
+  await scopeCache(
+    target,
+    cachePlan(target.headers, target.appCacheKey, target.gateway),
+    body.text,
+  );
   let pool: ResolvedPool = { provider, source: "byok", keys: [], blocked: null };
   if (!dynamic) {
     if (!isKnownProvider(provider)) throw unknownProvider();
@@ -213,10 +213,10 @@ export async function proxyNative(
 ): Promise<Response> {
   const target = prepare(request, params.account, params.gateway, caller, context);
   const { provider } = params;
-  checkRoute(caller.app, target.facts.route, false);
-  checkProviders(caller.app, [provider]);
   // Nothing is read for the call before the limiter let it through (issue #23).
   await afterLimit(target, Promise.resolve());
+  checkRoute(caller.app, target.facts.route, false);
+  checkProviders(caller.app, [provider]);
   if (!isKnownProvider(provider)) throw unknownProvider();
   const [pool] = (await resolvePools([provider], target.gateway, context)) as [ResolvedPool];
   if (pool.source === "missing") throw noUsableKey(provider);
