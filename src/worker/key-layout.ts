@@ -7,7 +7,7 @@
  * | KV key              | value                                   | written by             |
  * |---------------------|-----------------------------------------|------------------------|
  * | `current:{provider}`| {@link EdgePoolRecord} JSON: the provider's pool, the keys the proxy may inject | the ledger (write-through) |
- * | `app:{id}`          | {@link StoredAppToken} JSON: an app's token digest, limit and allowances | the ledger (write-through) |
+ * | `app:{id}`          | {@link StoredAppToken} JSON: an app's token digest and limit | the ledger (write-through) |
  * | `report:health`     | the published health of every probed provider/model | the cron      |
  * | `report:keys`       | last cron key-age report JSON           | the cron               |
  *
