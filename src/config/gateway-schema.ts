@@ -26,6 +26,12 @@ export const gatewaySchema = z.strictObject({
     .strictObject({
       ttl: cacheTtlSchema.default(0),
       invalidateOnUpdate: z.boolean().default(false),
+      /**
+       * One cache for every app behind the companion Worker. Off by default: the Worker keys each
+       * app's cached answers by the app, so no app reads another's (docs/worker.md says what
+       * sharing reveals).
+       */
+      shareBetweenApps: z.boolean().default(false),
     })
     .prefault({}),
   rateLimit: z

@@ -42,7 +42,8 @@ describe("proxy: universal endpoint", () => {
     expect(sent?.headers).toMatchObject({
       "cf-aig-authorization": `Bearer ${gatewayToken}`,
       "cf-aig-cache-ttl": "0",
-      "cf-aig-metadata": '{"user":"u1"}',
+      // The Worker names the app itself (app-scope.ts).
+      "cf-aig-metadata": JSON.stringify({ app: app.id, user: "u1" }),
     });
     expect(sent?.headers.authorization).toBeUndefined();
     const steps = stepsSent(sent!.body);
@@ -500,7 +501,8 @@ describe("proxy: Analytics Engine events", () => {
         indexes: ["chat"],
         blobs: [
           ...["chat", "default", "openai", "gpt-4o-mini", "", "MISS"],
-          ...[app.id, "universal", "current", "call-1", "route=default"],
+          ...[app.id, "universal", "current", `${app.id}:call-1`],
+          ...[`app=${app.id}`, "route=default"],
         ],
         doubles: [1, 200, 120, 1, -1, -1, -1, 2],
       },

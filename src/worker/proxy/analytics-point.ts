@@ -2,9 +2,10 @@
  * @module
  * One Analytics Engine point per proxied call, in the one schema `analytics-schema.ts` defines
  * (the report reads it back with `decodeCallRow`). The route comes from the client's
- * `cf-aig-metadata` `route` entry (or `dynamic/<route>`), the step, provider and model from the
- * gateway's `cf-aig-*` answer headers and the universal body, tokens and cost from a successful
- * JSON answer's usage (streams leave them unknown), the event id from `cf-aig-event-id`.
+ * `cf-aig-metadata` `route` entry (or `dynamic/<route>`), the metadata and event id as
+ * `app-scope.ts` sent them upstream (`app` first; `<app>:<id>`), the step, provider and model from
+ * the gateway's `cf-aig-*` answer headers and the universal body, tokens and cost from a successful
+ * JSON answer's usage (streams leave them unknown).
  * Writing is best-effort: a failure is logged without detail and never fails the call.
  */
 import type { WorkerView } from "../../config/worker-view.ts";
@@ -37,30 +38,6 @@ export interface CallFacts {
    * once per key of its pool (or left out steps whose keys were all at their caps).
    */
   readonly stepOf?: (sent: number) => number;
-}
-
-/** The metadata entries and route a request names in `cf-aig-metadata`. */
-export function requestMetadata(headers: Headers): {
-  route: string | null;
-  metadata: Record<string, string | number | boolean>;
-} {
-  const raw = headers.get("cf-aig-metadata");
-  const metadata: Record<string, string | number | boolean> = {};
-  if (raw === null || raw.length > 4096) return { route: null, metadata };
-  try {
-    const parsed: unknown = JSON.parse(raw);
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-      return { route: null, metadata };
-    }
-    for (const [key, value] of Object.entries(parsed)) {
-      if (["string", "number", "boolean"].includes(typeof value)) {
-        metadata[key] = value as string | number | boolean;
-      }
-    }
-  } catch {
-    return { route: null, metadata };
-  }
-  return { route: typeof metadata.route === "string" ? metadata.route : null, metadata };
 }
 
 /** The step, provider and model that served (or, for a failure, were tried last). */

@@ -18,6 +18,7 @@ import type { CallPoint } from "../analytics-schema.ts";
 import { WorkerError } from "../errors.ts";
 import type { HandlerContext } from "../handler-context.ts";
 import { type CallFacts, callPoint, writeCallPoint } from "./analytics-point.ts";
+import { unscopeEventId } from "./app-scope.ts";
 import { sendAttempt } from "./attempt.ts";
 import { type CallDeadline, remainingMs, requestTimedOut } from "./call-deadline.ts";
 import { SecretScrubber } from "./scrub.ts";
@@ -101,6 +102,7 @@ export async function forward(request: ForwardRequest, context: HandlerContext):
   const latencyMs = context.now() - started;
   const scrubber = new SecretScrubber(request.secrets);
   const headers = scrubber.headers(upstream.headers);
+  unscopeEventId(headers, request.facts.app);
   const servedCopy = headers.get("cf-aig-step");
   if (request.facts.stepOf !== undefined && servedCopy !== null && /^\d+$/.test(servedCopy)) {
     // The gateway counts the steps it was sent (one per key); the app counts its own steps.

@@ -30,7 +30,9 @@ import type { UsableKey } from "../edge-reader.ts";
 import type { HandlerContext } from "../handler-context.ts";
 import { readJsonBody } from "../http/body.ts";
 import type { AskedStep } from "./analytics-point.ts";
-import { afterLimit, type ProxyCaller, prepare, secretsOf } from "./call-setup.ts";
+import { cachePlan } from "./app-cache.ts";
+import { scopeStepHeaders } from "./app-scope.ts";
+import { afterLimit, type ProxyCaller, prepare, scopeCache, secretsOf } from "./call-setup.ts";
 import { forward } from "./forward.ts";
 import { addProviderAuth, stepHeaders } from "./headers.ts";
 import { keyObserver, type SentKey, universalObserver } from "./pool-observer.ts";
@@ -64,6 +66,13 @@ export async function proxyUniversal(
   const target = prepare(request, params.account, params.gateway, caller, context);
   const body = await afterLimit(target, readJsonBody(request, { maxBytes: maxProxyJsonBytes }));
   const steps = parseBody(universalBodySchema, body.value);
+  const plan = cachePlan(
+    target.headers,
+    target.appCacheKey,
+    target.gateway,
+    steps.map((step) => step.headers ?? {}),
+  );
+  await scopeCache(target, plan, body.text);
   const pools = await resolvePools(
     steps.map((step) => step.provider),
     target.gateway,
@@ -74,7 +83,11 @@ export async function proxyUniversal(
   if (sent.length === 0) throw providerAtCap(pools, context.now());
   const copies: StepCopy[] = sent.map(({ step, key }) => ({
     step,
-    headers: stepHeaders(steps[step]!.headers, steps[step]!.provider, key?.key),
+    headers: stepHeaders(
+      scopeStepHeaders(steps[step]!.headers, caller.app),
+      steps[step]!.provider,
+      key?.key,
+    ),
   }));
   target.headers.set("content-type", "application/json");
   return forward(
@@ -131,6 +144,11 @@ export async function proxyCompat(
   const target = prepare(request, params.account, params.gateway, caller, context);
   const body = await afterLimit(target, readJsonBody(request, { maxBytes: maxProxyJsonBytes }));
   const { model } = parseBody(compatBodySchema, body.value);
+  await scopeCache(
+    target,
+    cachePlan(target.headers, target.appCacheKey, target.gateway),
+    body.text,
+  );
   const provider = model.slice(0, model.indexOf("/"));
   const modelName = model.slice(model.indexOf("/") + 1);
   const dynamic = provider === "dynamic";
@@ -197,8 +215,19 @@ export async function proxyNative(
   // A short body of known length is held so the next key can be sent; any other streams once.
   const length = Number(request.headers.get("content-length") ?? Number.NaN);
   const replayable = !hasBody || (length >= 0 && length <= replayableBytes);
+  // A cached call is keyed by its body when the app sent no key: read it whole when it can be.
+  const plan = cachePlan(target.headers, target.appCacheKey, target.gateway);
+  const keyedByBody = plan === "scoped" && target.appCacheKey === undefined;
   const bytes =
-    hasBody && replayable && pool.keys.length > 1 ? await request.arrayBuffer() : undefined;
+    hasBody && replayable && (pool.keys.length > 1 || keyedByBody)
+      ? await request.arrayBuffer()
+      : undefined;
+  await scopeCache(
+    target,
+    plan,
+    !hasBody ? null : bytes === undefined ? undefined : new Uint8Array(bytes),
+    request.method,
+  );
   const usable = replayable ? pool : { ...pool, keys: pool.keys.slice(0, 1) };
   const attempts = keyAttempts(usable, (key) => {
     const headers = new Headers(target.headers);
