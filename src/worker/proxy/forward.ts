@@ -2,7 +2,8 @@
  * @module
  * The last hop of the proxy: send the prepared request to the gateway and hand its answer back
  * with the status and `cf-aig-*` headers intact, the body streaming, and every secret of the call
- * scrubbed from headers and body. One Analytics Engine point is written when the body has been
+ * scrubbed from headers and body (a body in an encoding the runtime did not decode is refused,
+ * `content-encoding.ts`). One Analytics Engine point is written when the body has been
  * passed on (or failed, or the app stopped reading). An unreachable gateway is a 502, never a 500.
  *
  * A call may have several attempts, one per key of its provider's pool: when the provider (not the
@@ -20,6 +21,7 @@ import type { HandlerContext } from "../handler-context.ts";
 import { type CallFacts, callPoint, writeCallPoint } from "./analytics-point.ts";
 import { sendAttempt } from "./attempt.ts";
 import { type CallDeadline, remainingMs, requestTimedOut } from "./call-deadline.ts";
+import { scrubbableEncoding, undecodedEncoding } from "./content-encoding.ts";
 import { SecretScrubber } from "./scrub.ts";
 
 /** A request ready to go upstream. */
@@ -99,6 +101,12 @@ export async function forward(request: ForwardRequest, context: HandlerContext):
   }
   if (upstream === undefined) throw new Error("forward() needs at least one attempt");
   const latencyMs = context.now() - started;
+  if (upstream.body !== null && !scrubbableEncoding(upstream.headers)) {
+    // Still encoded: its secrets cannot be found, so none of it goes to the app.
+    upstream.body.cancel().catch(() => undefined);
+    record({ response: upstream, latencyMs, errorCode: "unsupported_encoding" });
+    throw undecodedEncoding();
+  }
   const scrubber = new SecretScrubber(request.secrets);
   const headers = scrubber.headers(upstream.headers);
   const servedCopy = headers.get("cf-aig-step");
