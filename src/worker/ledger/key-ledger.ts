@@ -6,7 +6,9 @@
  * the object's storage, commits its change together with the outbox entries it makes stale in
  * one transaction (`ledger-commit.ts`), then writes those entries through to the edge before it
  * answers. The answer is the state it committed, with its revision: never a constant, never a
- * read of KV. Which history the cron's sweep removes is decided in `history-sweep.ts`.
+ * read of KV. Which history the cron's sweep removes is decided in `history-sweep.ts`; a value
+ * it erases stays known to the proxy's scrubber while a cached answer may hold it
+ * (`remembered-secrets.ts`).
  *
  * A provider has a pool of keys, each named (`default` unless named) with its own versions,
  * pointer, rotation, rollback and revocation.
@@ -35,12 +37,14 @@ import {
   storageReader,
 } from "./ledger-storage.ts";
 import {
+  type LifecyclePlan,
   type ProviderTruth,
   planRevocation,
   planRollback,
   planRotation,
   subjectOf,
 } from "./lifecycle.ts";
+import { forgettable, rememberErased, rememberSwept } from "./remembered-secrets.ts";
 import { Outbox, type WriteThroughTarget } from "./write-through.ts";
 
 /** Options for {@link KeyLedgerCore}. Defaults are resolved at call time. */
@@ -109,7 +113,7 @@ export class KeyLedgerCore implements KeyLedgerApi {
         },
       };
       const plan = await planRotation(await this.#truth(provider, name), added, now);
-      const committed = await this.#committer.commitPlan(provider, name, plan);
+      const committed = await this.#commitPlan(provider, name, plan);
       const state = await this.#state(provider);
       return { ...committed, value: { version: added.metadata, state } };
     });
@@ -120,7 +124,7 @@ export class KeyLedgerCore implements KeyLedgerApi {
       const truth = await this.#truth(provider, name);
       const decision = await planRollback(truth, toVersion, this.#now());
       if (!decision.ok) return decision;
-      const committed = await this.#committer.commitPlan(provider, name, decision.plan);
+      const committed = await this.#commitPlan(provider, name, decision.plan);
       return { ...committed, value: await this.#state(provider) };
     });
   }
@@ -130,7 +134,7 @@ export class KeyLedgerCore implements KeyLedgerApi {
       const truth = await this.#truth(provider, name);
       const decision = await planRevocation(truth, version, force, this.#now());
       if (!decision.ok) return decision;
-      const committed = await this.#committer.commitPlan(provider, name, decision.plan);
+      const committed = await this.#commitPlan(provider, name, decision.plan);
       return { ...committed, value: await this.#state(provider) };
     });
   }
@@ -161,7 +165,7 @@ export class KeyLedgerCore implements KeyLedgerApi {
           retiredAt: stored.metadata.retiredAt ?? now,
         },
       }));
-      const committed = await this.#committer.commitPlan(provider, name, {
+      const committed = await this.#commitPlan(provider, name, {
         pointer: { current: null, previous: null, switchedAt: now },
         versions: revoked,
         currentChanged: true,
@@ -237,9 +241,17 @@ export class KeyLedgerCore implements KeyLedgerApi {
           const deletes = removed.map((version) =>
             ledgerKeys.version(state.provider, key.name, version),
           );
+          // A value still in a swept version may be in a cached answer: it is remembered.
+          const remembered = await rememberSwept(
+            this.#options.storage,
+            state.provider,
+            key.name,
+            removed,
+            now,
+          );
           if (emptied && key.name !== defaultKeyName) {
             // A key taken out of the pool leaves no trace once its history has expired.
-            await this.#committer.write({}, [
+            await this.#committer.write(remembered, [
               ...deletes,
               ledgerKeys.pointer(state.provider, key.name),
             ]);
@@ -248,6 +260,7 @@ export class KeyLedgerCore implements KeyLedgerApi {
           const revision = (await this.#committer.revision()) + 1;
           await this.#committer.write(
             {
+              ...remembered,
               [ledgerKeys.pointer(state.provider, key.name)]: {
                 ...key.pointer,
                 previous,
@@ -259,6 +272,10 @@ export class KeyLedgerCore implements KeyLedgerApi {
           );
         }
       }
+      // Values no cached answer can hold any more leave the edge records too.
+      for (const [provider, deletes] of await forgettable(this.#options.storage, now)) {
+        await this.#committer.commit({}, deletes, [{ kind: "provider-history", provider }]);
+      }
       return results;
     });
   }
@@ -268,6 +285,13 @@ export class KeyLedgerCore implements KeyLedgerApi {
     return this.#serial(async () => {
       await this.#outbox.flushDue();
     });
+  }
+
+  /** Commits a plan; a value it erases is remembered for the scrubber (`remembered-secrets.ts`). */
+  async #commitPlan(provider: string, name: string, plan: LifecyclePlan) {
+    const { storage } = this.#options;
+    const remembered = await rememberErased(storage, provider, name, plan.versions, this.#now());
+    return this.#committer.commitPlan(provider, name, plan, remembered);
   }
 
   #now(): number {

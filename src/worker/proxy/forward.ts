@@ -30,8 +30,11 @@ export interface ForwardRequest {
   /** One per key to try, in order; a body must be replayable (text) when there are several. */
   readonly attempts: readonly RequestInit[];
   readonly facts: CallFacts;
-  /** Every secret the call carries: injected keys, the app token, the gateway token. */
-  readonly secrets: readonly (string | undefined)[];
+  /**
+   * Every secret an answer may carry (`secretsOf`): injected keys, every value the ledger lists,
+   * the app token, the gateway token; read while the call is upstream.
+   */
+  readonly secrets: Promise<readonly (string | undefined)[]>;
   readonly observer?: CallObserver;
   /** The call's time limit (from `cf-aig-request-timeout`), null when the app set none. */
   readonly deadline: CallDeadline | null;
@@ -107,7 +110,20 @@ export async function forward(request: ForwardRequest, context: HandlerContext):
     record({ response: upstream, latencyMs, errorCode: "unsupported_encoding" });
     throw undecodedEncoding();
   }
-  const scrubber = new SecretScrubber(request.secrets);
+  let secrets: readonly (string | undefined)[];
+  try {
+    secrets = await request.secrets;
+  } catch {
+    // Without the list of secrets nothing can be checked, so nothing is passed on.
+    upstream.body?.cancel().catch(() => undefined);
+    record({ response: upstream, latencyMs, errorCode: "key_store_unavailable" });
+    throw new WorkerError({
+      status: 503,
+      code: "key_store_unavailable",
+      message: "The Worker could not read its key records to check the answer; try again.",
+    });
+  }
+  const scrubber = new SecretScrubber(secrets);
   const headers = scrubber.headers(upstream.headers);
   const servedCopy = headers.get("cf-aig-step");
   if (request.facts.stepOf !== undefined && servedCopy !== null && /^\d+$/.test(servedCopy)) {
