@@ -8,6 +8,7 @@
 import { AnalyticsError } from "../../analytics/errors.ts";
 import type { ReportSource } from "../../analytics/sources/types.ts";
 import type { TimeWindow } from "../../analytics/window.ts";
+import { requireOptionalPackages } from "../optional-packages.ts";
 import type { ReportCommandDependencies, ReportOptions } from "./report-options.ts";
 
 export async function openSource(
@@ -51,6 +52,12 @@ export async function openSource(
     const progress =
       dependencies.progress ??
       (process.stderr.isTTY ? (line: string) => process.stderr.write(`\r\u001b[2K${line}`) : null);
+    // The logs API is read with the `cloudflare` SDK, an optional peer dependency.
+    requireOptionalPackages(
+      "stepwise report --source logs",
+      ["cloudflare"],
+      dependencies.resolvePackage,
+    );
     const { gatewayLogsSource } = await import("../../analytics/sources/gateway-logs.ts");
     return gatewayLogsSource({
       accountId,
