@@ -34,7 +34,7 @@ export interface ProxyTarget {
   readonly limitText: string;
   /** The call's time limit, counted from its arrival (`cf-aig-request-timeout`). */
   readonly deadline: CallDeadline | null;
-  readonly facts: Pick<CallFacts, "gateway" | "app" | "metadata" | "eventId"> & {
+  readonly facts: Pick<CallFacts, "gateway" | "app" | "metadata" | "eventId" | "place"> & {
     readonly route: string | null;
   };
 }
@@ -61,7 +61,7 @@ export function prepare(
   // A refusal is reported by `enforceLimit`; never leave it unhandled meanwhile.
   admitted.catch(() => undefined);
   const url = new URL(request.url);
-  const { route, metadata } = requestMetadata(request.headers);
+  const { route, metadata, place } = requestMetadata(request.headers);
   return {
     gateway,
     url: `${context.settings.gatewayUrl}${url.pathname}${url.search}`,
@@ -75,6 +75,7 @@ export function prepare(
       metadata,
       eventId: request.headers.get("cf-aig-event-id"),
       route,
+      place,
     },
   };
 }
