@@ -116,6 +116,47 @@ export const callPointColumns: Readonly<Record<BlobField | DoubleField, string>>
 export const timestampColumn = "timestamp";
 export const sampleIntervalColumn = "_sample_interval";
 
+/** A column of a call's last attempt, as {@link callsSubquery} names it: `call_blob2`, … */
+export function callColumnOf(name: string): string {
+  return `call_${name.replace(/^_/, "")}`;
+}
+
+/**
+ * One row per call from the points of `table` that match `where`: the Worker writes a point per
+ * request, and the requests of a call the client re-sent share the app (`blob7`) and the event id
+ * (`blob10`). Each column of the call's last attempt (`argMax(…, double9)`) comes out under
+ * {@link callColumnOf} (`call_blob2` route, `call_double1` step, `call_double3` latency from the
+ * call's start, …), with `call_sample_interval` its weight, `call_timestamp` the call's first
+ * attempt's time and `call_double9` its attempts. A point without an event id is a call of its
+ * own. Distinct names, because ClickHouse lets an alias shadow a column of the same name.
+ */
+export function callsSubquery(table: string, where: string): string {
+  const attempt = callPointColumns.attempt;
+  const eventId = callPointColumns.eventId;
+  const last = (name: string) => `argMax(${name}, ${attempt}) AS ${callColumnOf(name)}`;
+  const columns = [
+    ...Object.values(callPointColumns).filter((name) => name !== attempt),
+    ...metadataColumns,
+  ];
+  const alone = [
+    `toUnixTimestamp(${timestampColumn})`,
+    callPointColumns.step,
+    callPointColumns.status,
+    callPointColumns.latencyMs,
+  ].map((value) => `if(${eventId} = '', ${value}, 0)`);
+  return [
+    `SELECT ${[
+      ...columns.map(last),
+      `max(${attempt}) AS ${callColumnOf(attempt)}`,
+      `argMax(${sampleIntervalColumn}, ${attempt}) AS ${callColumnOf(sampleIntervalColumn)}`,
+      `min(${timestampColumn}) AS ${callColumnOf(timestampColumn)}`,
+    ].join(", ")}`,
+    `FROM ${table}`,
+    `WHERE ${where}`,
+    `GROUP BY ${[callPointColumns.app, eventId, ...alone].join(", ")}`,
+  ].join("\n");
+}
+
 /** Analytics Engine's limits: an index ≤ 96 bytes; all blobs of a point ≤ 16 KB together. */
 const maxIndexBytes = 96;
 const maxBlobChars = 256;

@@ -25,8 +25,10 @@
  * `double3` weighted by `_sample_interval`.
  */
 import {
+  callColumnOf,
   callPointColumns,
   callPointSchemaVersion,
+  callsSubquery,
   metadataColumns,
   sampleIntervalColumn,
   timestampColumn,
@@ -58,45 +60,21 @@ export interface Grouping {
 }
 
 /** Columns of a call's last attempt, as {@link callsTable} names them (`call_blob2`, …). */
-const callColumn = (name: string) => `call_${name}`;
-const weight = callColumn(sampleIntervalColumn.replace(/^_/, ""));
-const time = callColumn(timestampColumn);
+const weight = callColumnOf(sampleIntervalColumn);
+const time = callColumnOf(timestampColumn);
 const column = Object.fromEntries(
-  Object.entries(callPointColumns).map(([field, name]) => [field, callColumn(name)]),
+  Object.entries(callPointColumns).map(([field, name]) => [field, callColumnOf(name)]),
 ) as Record<keyof typeof callPointColumns, string>;
-const callMetadataColumns = metadataColumns.map(callColumn);
+const callMetadataColumns = metadataColumns.map(callColumnOf);
 
 /**
- * The scope's calls, one row each (see the module doc): every column of a call point under
- * `call_<column>` (`call_blob2` route, `call_double1` step, …), its last attempt's, plus
- * `call_timestamp` (its first attempt's) and `call_sample_interval`. Use it as `FROM (…)`.
+ * The scope's calls, one row each (`callsSubquery` of `src/worker/analytics-schema.ts`): every
+ * column of a call point under `call_<column>` (`call_blob2` route, `call_double1` step, …), its
+ * last attempt's, plus `call_timestamp` (its first attempt's) and `call_sample_interval`. Use it
+ * as `FROM (…)`.
  */
 export function callsTable(scope: QueryScope): string {
-  const attempt = callPointColumns.attempt;
-  const last = (name: string) => `argMax(${name}, ${attempt}) AS ${callColumn(name)}`;
-  const columns = [
-    ...Object.values(callPointColumns).filter((name) => name !== attempt),
-    ...metadataColumns,
-  ];
-  const eventId = callPointColumns.eventId;
-  // A point without an event id is a call of its own: its own time, step, status and latency.
-  const alone = [
-    `toUnixTimestamp(${timestampColumn})`,
-    callPointColumns.step,
-    callPointColumns.status,
-    callPointColumns.latencyMs,
-  ].map((value) => `if(${eventId} = '', ${value}, 0)`);
-  return [
-    `SELECT ${[
-      ...columns.map(last),
-      `max(${attempt}) AS ${callColumn(attempt)}`,
-      `argMax(${sampleIntervalColumn}, ${attempt}) AS ${weight}`,
-      `min(${timestampColumn}) AS ${time}`,
-    ].join(", ")}`,
-    `FROM ${datasetName(scope.dataset)}`,
-    `WHERE ${whereClause(scope)}`,
-    `GROUP BY ${[callPointColumns.app, eventId, ...alone].join(", ")}`,
-  ].join("\n");
+  return callsSubquery(datasetName(scope.dataset), whereClause(scope));
 }
 
 /** The SQL expression of a dimension's value (a metadata key reads blob11–blob15). */
