@@ -19,11 +19,14 @@
  *   (a step's directives win over the request's at the gateway, so they would undo the above).
  */
 
+import {
+  type AttemptPlace,
+  attemptPlaceKey,
+  maxMetadataEntries,
+  parseAttemptPlace,
+} from "../../wire/attempt-place.ts";
 import { WorkerError } from "../errors.ts";
 import { type GatewayControl, gatewayControls, type StoredAppToken } from "../key-layout.ts";
-
-/** Most metadata entries the gateway keeps per request (custom-metadata.mdx). */
-export const maxMetadataEntries = 5;
 
 /** The metadata entry the Worker writes with the app's id. */
 export const appMetadataKey = "app";
@@ -34,8 +37,14 @@ export type MetadataValue = string | number | boolean;
 /** The request's headers scoped to its app, and what they say about the call. */
 export interface ScopedRequest {
   readonly headers: Headers;
-  /** What goes upstream in `cf-aig-metadata`: `app` first. */
+  /**
+   * What goes upstream in `cf-aig-metadata`: `app` first, then the client's place in its route
+   * (the `stepwise` entry, kept before the app's own entries so the five-entry cap never drops
+   * it; not in this record: it is {@link place}), then the app's entries.
+   */
   readonly metadata: Readonly<Record<string, MetadataValue>>;
+  /** The request's place in the client's route (`src/wire/attempt-place.ts`); null for none. */
+  readonly place: AttemptPlace | null;
   /** The app's `route` metadata entry, when it sent one. */
   readonly route: string | null;
   /** The event id as sent upstream (`<app>:<id>`), null when the app sent none. */
@@ -64,12 +73,15 @@ export function scopeRequestHeaders(headers: Headers, app: StoredAppToken): Scop
     if (!allowed.has(control)) scoped.delete(control);
   }
   const given = readMetadata(headers.get("cf-aig-metadata"));
-  const metadata: Record<string, MetadataValue> = { [appMetadataKey]: app.id };
+  const upstream: Record<string, MetadataValue> = { [appMetadataKey]: app.id };
+  const placeText = given[attemptPlaceKey];
+  if (placeText !== undefined) upstream[attemptPlaceKey] = placeText;
   for (const [key, value] of Object.entries(given)) {
-    if (Object.keys(metadata).length === maxMetadataEntries) break;
-    if (key !== appMetadataKey) metadata[key] = value;
+    if (Object.keys(upstream).length === maxMetadataEntries) break;
+    if (key !== appMetadataKey && key !== attemptPlaceKey) upstream[key] = value;
   }
-  scoped.set("cf-aig-metadata", JSON.stringify(metadata));
+  scoped.set("cf-aig-metadata", JSON.stringify(upstream));
+  const { [attemptPlaceKey]: _place, ...metadata } = upstream;
   const appCacheKey = headers.get("cf-aig-cache-key") ?? undefined;
   scoped.delete("cf-aig-cache-key");
   const asked = headers.get("cf-aig-event-id");
@@ -78,6 +90,7 @@ export function scopeRequestHeaders(headers: Headers, app: StoredAppToken): Scop
   return {
     headers: scoped,
     metadata,
+    place: placeText === undefined ? null : parseAttemptPlace(placeText),
     route: typeof given.route === "string" ? given.route : null,
     eventId,
     appCacheKey,

@@ -37,7 +37,7 @@ export interface ProxyTarget {
   readonly limitText: string;
   /** The call's time limit, counted from its arrival (`cf-aig-request-timeout`). */
   readonly deadline: CallDeadline | null;
-  readonly facts: Pick<CallFacts, "gateway" | "app" | "metadata" | "eventId"> & {
+  readonly facts: Pick<CallFacts, "gateway" | "app" | "metadata" | "eventId" | "place"> & {
     readonly route: string | null;
   };
   /** The path and query the call goes to at the gateway. */
@@ -87,6 +87,7 @@ export function prepare(
       metadata: scoped.metadata,
       eventId: scoped.eventId,
       route: scoped.route,
+      place: scoped.place,
     },
   };
 }
