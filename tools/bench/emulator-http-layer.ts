@@ -9,7 +9,7 @@
  */
 import { loadavg } from "node:os";
 import { primary, secondary } from "./fixtures.ts";
-import { emulatorCall } from "./gateway-throughput.ts";
+import { emulatorCall } from "./gateway-calls.ts";
 import { resetMocks, startEmulatorChild, startMocks } from "./lab.ts";
 import { keepAlivePost, runInterleaved } from "./load.ts";
 import { markdownTable } from "./markdown.ts";

@@ -14,7 +14,7 @@ import {
 } from "../../src/client/index.ts";
 import type { FaultKind } from "../../src/emulator/mocks/index.ts";
 import { accountId, benchKey, gatewayId, messages, primary, secondary } from "./fixtures.ts";
-import { portkeyCall, portkeyTargets } from "./gateway-throughput.ts";
+import { portkeyCall, portkeyTargets } from "./gateway-calls.ts";
 import { resetMocks, startEmulatorChild, startMocks, startPortkeyChild } from "./lab.ts";
 import { type Call, type LoadResult, runInterleaved } from "./load.ts";
 import { markdownTable } from "./markdown.ts";

@@ -66,7 +66,7 @@ describe("report text", () => {
     const summary = summarySection([{ benchmark, result }], machine, false);
     expect(summary.heading).toBe("");
     expect(summary.body).toContain(
-      "| Client overhead | client.chat 1.14× of raw fetch | ≤ 1.10× raw fetch | **missed** (1.14×) |",
+      "| Client overhead | client.chat 1.14× of raw fetch | ≤ 1.10× raw fetch | **missed** (1.14×) | `npm run bench -- --only client-overhead` |",
     );
   });
 
@@ -81,7 +81,7 @@ describe("report text", () => {
     };
     const summary = summarySection([{ benchmark, result: twoTargets }], machine, false);
     expect(summary.body).toContain(
-      "| ≤ 1.10× direct | primary hangs: met (1.01×); primary answers 503: **missed** (1.12×) |",
+      "| ≤ 1.10× direct | primary hangs: met (1.01×); primary answers 503: **missed** (1.12×) | `npm run bench -- --only client-overhead` |",
     );
   });
 });
