@@ -78,6 +78,7 @@ function sectionProblems(document: string): string[] {
     if (!/^_Measured \d{4}-\d\d-\d\d \d\d:\d\d UTC/m.test(text)) {
       problems.push(`section ${block.id} does not say which run it came from`);
     }
+    if (!/^Noise: /m.test(text)) problems.push(`section ${block.id} states no noise`);
   }
   return problems;
 }
@@ -118,7 +119,7 @@ describe("BENCHMARKS.md", () => {
     expect(summaryProblems(benchmarksFile)).toStrictEqual([]);
   });
 
-  it("names the command and the run of every generated section", () => {
+  it("names the command, the run and the noise of every generated section", () => {
     expect(sectionProblems(benchmarksFile)).toStrictEqual([]);
   });
 
@@ -164,11 +165,12 @@ describe("the checks themselves", () => {
     ]);
   });
 
-  it("fails a section without its command or its run", () => {
+  it("fails a section without its command, its run or its noise", () => {
     const bare = ["<!-- bench:sizes -->", "| a |", "| - |", "<!-- /bench:sizes -->"].join("\n");
     expect(sectionProblems(bare)).toStrictEqual([
       "section sizes names no command that reproduces it",
       "section sizes does not say which run it came from",
+      "section sizes states no noise",
     ]);
     expect(sectionProblems(section("sizes"))).toStrictEqual([]);
   });

@@ -6,8 +6,9 @@
 import { defaultLogCapacity } from "../../src/emulator/options.ts";
 import type { MemoryRun } from "./gateway-memory.ts";
 import { memoryRequests } from "./gateway-memory.ts";
-import type { LoadResult } from "./load.ts";
+import { type LoadResult, mergeLoads } from "./load.ts";
 import { markdownTable } from "./markdown.ts";
+import { noiseParts, noiseStatement, partsOf } from "./noise.ts";
 import { portkeyVersion } from "./servers/portkey.ts";
 import {
   formatBytes,
@@ -52,6 +53,54 @@ export interface Case {
   readonly cpuMs: Record<Gateway, number>;
   /** This process's (load generator and mocks) CPU use over the measured blocks, in cores. */
   readonly driverCores: number;
+  /** Each round's blocks and the gateways' CPU in them, for the noise. */
+  readonly rounds: readonly Round[];
+}
+
+/** One round of interleaved blocks: every side's load and each gateway's CPU time in ms. */
+export interface Round {
+  readonly loads: Record<Gateway, LoadResult>;
+  readonly cpuMs: Record<Gateway, number>;
+}
+
+function mergeRounds(first: Round, second: Round): Round {
+  const sides = ["direct", "emulator", "portkey"] as const;
+  return {
+    loads: Object.fromEntries(
+      sides.map((side) => [side, mergeLoads(first.loads[side], second.loads[side])]),
+    ) as Record<Gateway, LoadResult>,
+    cpuMs: Object.fromEntries(
+      sides.map((side) => [side, first.cpuMs[side] + second.cpuMs[side]]),
+    ) as Record<Gateway, number>,
+  };
+}
+
+const rateOf = (load: LoadResult) => throughput(load.latencies.length, load.elapsedMs);
+
+/** The healthy route's headline figures over the run's parts: share of direct, CPU/request. */
+export function throughputNoise(healthy: Case): string {
+  const parts = partsOf(healthy.rounds, noiseParts, mergeRounds);
+  const requests = healthy.results.emulator.latencies.length;
+  return noiseStatement(
+    `about ${formatCount(requests / Math.max(1, parts.length))} requests per side, healthy route`,
+    [
+      {
+        figure: "emulator's share of direct's requests/s",
+        values: parts.map((part) => rateOf(part.loads.emulator) / rateOf(part.loads.direct)),
+        format: (value) => `${(value * 100).toFixed(0)} %`,
+      },
+      {
+        figure: "emulator vs Portkey requests/s",
+        values: parts.map((part) => rateOf(part.loads.emulator) / rateOf(part.loads.portkey)),
+        format: formatRatio,
+      },
+      {
+        figure: "emulator CPU/request",
+        values: parts.map((part) => part.cpuMs.emulator / part.loads.emulator.latencies.length),
+        format: formatMs,
+      },
+    ],
+  );
 }
 
 /** Everything one run measured. */
@@ -176,5 +225,6 @@ export function throughputResult(run: ThroughputRun): BenchResult {
     body,
     headline: `emulator vs Portkey at ${concurrency} connections — ${headline}; emulator RSS ${formatBytes(memoryResult.rssBytes)} after ${formatCount(memoryResult.requests)} requests`,
     targets,
+    noise: throughputNoise(healthy.item),
   };
 }

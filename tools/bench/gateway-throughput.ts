@@ -55,10 +55,12 @@ async function run(context: BenchContext): Promise<BenchResult> {
     };
     const servers: Partial<Record<Gateway, ChildServer>> = { emulator, portkey };
     const cpuMs = { direct: Number.NaN, emulator: 0, portkey: 0 };
+    // Each gateway's CPU per block, in the order of the rounds, for the noise.
+    const blockCpuMs: Record<Gateway, number[]> = { direct: [], emulator: [], portkey: [] };
     let blockCpu = 0;
     let driver = { cpu: 0, wall: 0 };
     let driverStart = { cpu: process.cpuUsage(), wall: performance.now() };
-    const { sides: results } = await runInterleaved(sides, {
+    const { sides: results, rounds } = await runInterleaved(sides, {
       count,
       blocks: context.quick ? 2 : 4,
       warmup: context.quick ? 50 : 300,
@@ -68,18 +70,33 @@ async function run(context: BenchContext): Promise<BenchResult> {
         driverStart = { cpu: process.cpuUsage(), wall: performance.now() };
       },
       onBlock: (done, total, gateway) => {
-        const used = process.cpuUsage(driverStart.cpu);
+        const driverUsed = process.cpuUsage(driverStart.cpu);
         driver = {
-          cpu: driver.cpu + (used.user + used.system) / 1000,
+          cpu: driver.cpu + (driverUsed.user + driverUsed.system) / 1000,
           wall: driver.wall + performance.now() - driverStart.wall,
         };
-        cpuMs[gateway as Gateway] +=
-          (servers[gateway as Gateway]?.cpuTimeMs() ?? Number.NaN) - blockCpu;
+        const used = (servers[gateway as Gateway]?.cpuTimeMs() ?? Number.NaN) - blockCpu;
+        cpuMs[gateway as Gateway] += used;
+        blockCpuMs[gateway as Gateway].push(used);
         mocks.clearAttempts();
         context.progress(`${name}: block ${done}/${total}`);
       },
     });
-    cases.push({ name, results, attempts, cpuMs, driverCores: driver.cpu / driver.wall });
+    cases.push({
+      name,
+      results,
+      attempts,
+      cpuMs,
+      driverCores: driver.cpu / driver.wall,
+      rounds: rounds.map((loads, index) => ({
+        loads,
+        cpuMs: {
+          direct: Number.NaN,
+          emulator: blockCpuMs.emulator[index]!,
+          portkey: blockCpuMs.portkey[index]!,
+        },
+      })),
+    });
   }
   resetMocks(mocks);
   const memory = { emulator: await emulator.peakRssBytes(), portkey: await portkey.peakRssBytes() };

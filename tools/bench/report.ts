@@ -29,6 +29,7 @@ export function sectionFor(
   const header = [
     `_Measured ${machine.date.slice(0, 16).replace("T", " ")} UTC${quick ? " (quick mode)" : ""} on ${machineLine(machine)}._`,
     `Reproduce: \`${commandFor(benchmark.id, quick)}\``,
+    `Noise: ${result.noise}`,
   ].join("  \n");
   return { id: benchmark.id, heading: benchmark.heading, body: `${header}\n\n${result.body}` };
 }
