@@ -4,6 +4,7 @@
  * providers and its routes. Part of the one config schema (`schema.ts`).
  */
 import * as z from "zod";
+import { credentialPathSchema } from "./credential-paths.ts";
 import { backoffSchema, cacheTtlSchema, providerSlugSchema } from "./field-schemas.ts";
 import { routeNameSchema, routeSchema } from "./route-schema.ts";
 
@@ -83,6 +84,21 @@ export const gatewaySchema = z.strictObject({
         .min(1, { error: "byok.providers lists at least one provider; remove byok otherwise" }),
     })
     .optional(),
+  /**
+   * How keys reach this gateway's providers, unless `providerCredentials` or `byok.providers`
+   * says otherwise: `worker` (the companion Worker puts them on the request), `byok` (stored in
+   * the gateway), `request` (the app sends them) or `unified-billing` (Cloudflare's, paid from
+   * credits). Unset: each provider in `byok.providers` uses its stored key, every other the
+   * Worker's (`keys.providers`). See `credential-paths.ts`.
+   */
+  credentials: credentialPathSchema.optional(),
+  /** One provider's credential path on this gateway, e.g. `{ anthropic: unified-billing }`. */
+  providerCredentials: z.record(providerSlugSchema, credentialPathSchema).optional(),
+  /**
+   * "Require provider credentials" (`byok_only`, changelog 2026-09-14): a third-party call
+   * without a key on the request or in the gateway gets a 400 instead of Unified Billing.
+   */
+  byokOnly: z.boolean().default(false),
   routes: z
     .record(routeNameSchema, routeSchema)
     .refine((routes) => Object.keys(routes).length > 0, {

@@ -152,7 +152,7 @@ export function settingsFromConfig(gateway: GatewayConfig, time: string): Gatewa
     retry_backoff: gateway.retries?.backoff ?? null,
     spend_limits: spendRules.length > 0 ? { enabled: true, rules: spendRules } : null,
     store_id: null,
-    byok_only: false,
+    byok_only: gateway.byokOnly,
     is_default: false,
   };
 }
