@@ -90,11 +90,11 @@ export function describeCredentialPath(
   }
   switch (resolved.path) {
     case "worker":
-      return "key from the companion Worker (keys.providers), sent on the request";
+      return "key from the companion Worker";
     case "byok":
-      return `key stored in gateway "${gatewayId}" (BYOK, Secrets Store)`;
+      return `key stored in gateway "${gatewayId}" (BYOK)`;
     case "request":
-      return "key sent by the app on each request";
+      return "key sent by the app on the request";
     case "unified-billing":
       return "Cloudflare's key, paid from the account's credits (Unified Billing)";
   }
