@@ -64,7 +64,7 @@ describe("credential paths: what today's configs mean", () => {
       { keys: { providers: ["openai"] } },
     );
     expect(problemsOf(input)).toEqual([]);
-    expect(parseConfig(input).gateways[0]!.byokOnly).toBe(false);
+    expect(parseConfig(input).gateways[0]!.byokOnly).toBeUndefined();
     expect(pathsOf(input, "anthropic")).toEqual({ path: "byok", from: "byok.providers" });
     expect(pathsOf(input, "openai")).toEqual({ path: "worker", from: "keys.providers" });
   });
