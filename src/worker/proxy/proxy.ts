@@ -47,7 +47,7 @@ import {
   universalBodySchema,
   unknownProvider,
 } from "./request-keys.ts";
-import { rewriteSteps, type StepCopy } from "./universal-body.ts";
+import { refuseDuplicateMembers, rewriteSteps, type StepCopy } from "./universal-body.ts";
 
 /** Largest universal or compat body the proxy reads (provider-native bodies stream through). */
 export const maxProxyJsonBytes = 10 * 1024 * 1024;
@@ -66,6 +66,7 @@ export async function proxyUniversal(
 ): Promise<Response> {
   const target = prepare(request, params.account, params.gateway, caller, context);
   const body = await afterLimit(target, readJsonBody(request, { maxBytes: maxProxyJsonBytes }));
+  refuseDuplicateMembers(body.text);
   const steps = parseBody(universalBodySchema, body.value);
   const plan = cachePlan(
     target.headers,
