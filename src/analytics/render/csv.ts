@@ -17,16 +17,17 @@
  * route's calls), once for all reasons (`reason` empty) and once per reason; their figure columns
  * are empty.
  *
- * Spreadsheet-safe: a text cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return
- * gets a leading `'` (so no sheet runs it as a formula), and control characters are written as
- * visible escapes.
+ * Spreadsheet-safe (`spreadsheet-cell.ts`): a text cell that starts with `=`, `+`, `-`, `@`, a tab
+ * or a carriage return is quoted with a leading `'` (so no sheet runs it as a formula), except a
+ * plain model id such as `@cf/meta/llama-3.1-8b-instruct`, which stays as the config spells it;
+ * control characters are written as visible escapes.
  */
 import { allDimensions, type GroupKey, type GroupRow } from "../aggregate.ts";
 import { isMetadataDimension } from "../dimensions.ts";
 import type { Figures } from "../figures.ts";
 import type { Report } from "../report.ts";
-import { csvField } from "../sources/csv.ts";
 import { keyValue } from "./format.ts";
+import { spreadsheetCell } from "./spreadsheet-cell.ts";
 import { steeringCells, steeringCsvColumns, steeringStepRows } from "./steering-csv.ts";
 
 /** The CSV header, in column order. */
@@ -73,7 +74,7 @@ export function renderCsv(report: Report): string {
     ...dimensions,
     ...csvColumns.slice(4 + allDimensions.length),
   ];
-  const lines = [header.map(safeCell).join(",")];
+  const lines = [header.map(spreadsheetCell).join(",")];
   const add = (
     period: string,
     scope: string,
@@ -91,7 +92,7 @@ export function renderCsv(report: Report): string {
       ...figureCells(figures),
       ...steering,
     ];
-    lines.push(cells.map(safeCell).join(","));
+    lines.push(cells.map(spreadsheetCell).join(","));
   };
   const addRows = (
     period: string,
@@ -148,10 +149,4 @@ function figureCells(figures: Figures | null): Array<string | number | boolean |
     figures.cacheLookups,
     figures.budgetHits,
   ];
-}
-
-/** A CSV field that no spreadsheet reads as a formula (see the module doc). */
-function safeCell(value: string | number | boolean | null): string {
-  if (typeof value !== "string") return csvField(value);
-  return csvField(/^[=+\-@\t\r]/.test(value) ? `'${value}` : value);
 }
