@@ -13,10 +13,12 @@
  * - tokens and cost: summed over the records (null when no record knew them);
  * - cacheStatus: HIT when the serving record came from the cache, else MISS;
  * - attempts: the number of records; route and mode: metadata `route` / `mode` (else `unknown`,
- *   `universal`), and every metadata entry is kept for `--by metadata.<key>`.
+ *   `universal`), and every metadata entry is kept for `--by metadata.<key>`;
+ * - failedSteps: the records that did not succeed, with their status (`log-failure-reasons.ts`).
  */
 import * as z from "zod";
 import type { AnalyticsEvent } from "../dimensions.ts";
+import { failedStepsOfRecords } from "./log-failure-reasons.ts";
 
 /** Shape of one log record as the analytics needs it (SDK `LogListResponse`, plus ids). */
 export const gatewayLogSchema = z.object({
@@ -82,6 +84,7 @@ export function recordsToCall(records: readonly GatewayLog[], gatewayId: string)
     attempts: ordered.length,
     streamed: final.response_content_type?.includes("event-stream") ?? false,
     metadata,
+    ...failedStepsOfRecords(ordered),
   };
 }
 

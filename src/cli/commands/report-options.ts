@@ -44,4 +44,6 @@ export interface ReportOptions {
   baseUrl?: string;
   perPage: string;
   dataset?: string;
+  config?: string;
+  reasonsFromLogs?: boolean;
 }
