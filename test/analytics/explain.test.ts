@@ -4,9 +4,12 @@
  * without detail), kept per step whatever `--by` says; and the cost of fallback beside what the
  * same calls' tokens would have cost on the route's primary, priced from a config's `models`.
  */
+
+import { parse } from "csv-parse/sync";
 import { describe, expect, it } from "vitest";
 import { pricingOf } from "../../src/analytics/explain.ts";
 import { failureReasonOf } from "../../src/analytics/failure-reasons.ts";
+import { renderCsv } from "../../src/analytics/render/csv.ts";
 import { renderJson } from "../../src/analytics/render/json.ts";
 import { renderTable } from "../../src/analytics/render/table.ts";
 import { buildReport, type ReportOptions } from "../../src/analytics/report.ts";
@@ -266,5 +269,37 @@ describe("the report's explanation", () => {
       12,
     );
     expect(series[0]?.start).toBe(report.series.points[0]?.start);
+  });
+
+  it("writes explain-step and fallback-cost rows in CSV", async () => {
+    const report = await build({ dimensions: ["metadata.plan"], pricing: pricingOf(config) });
+    const [header = [], ...rows] = parse(renderCsv(report)) as string[][];
+    const records = rows.map((row) =>
+      Object.fromEntries(header.map((name, index) => [name, row[index]])),
+    );
+    const primaryRow = records.find(
+      (row) => row.scope === "step-outcome" && row.route === "default" && row.step === "0",
+    );
+    expect(primaryRow).toMatchObject({
+      provider: "anthropic",
+      model: "claude-sonnet-4-5",
+      served: "1",
+      failed: "7",
+      failed_rate_limited: "1",
+      failed_stream_break: "1",
+      failed_no_detail: "1",
+      failed_client_error: "0",
+      calls: "",
+      "metadata.plan": "",
+    });
+    const fallback = records.filter((row) => row.scope === "fallback-cost");
+    expect(fallback.map((row) => row.route)).toEqual(["default", "fast", ""]);
+    expect(fallback[0]).toMatchObject({
+      fallback_calls: "6",
+      fallback_cost: "0.00126",
+      primary: "anthropic/claude-sonnet-4-5",
+      cost_on_primary: "0.027",
+      fallback_extra_cost: "-0.02574",
+    });
   });
 });

@@ -83,7 +83,8 @@ describe("CSV opened as a spreadsheet opens it", () => {
     );
     const [header, ...rows] = cellsOf(renderCsv(report));
     const model = header?.indexOf("model") ?? -1;
-    const models = rows.map((row) => row[model]).filter((value) => value !== "");
+    const scope = header?.indexOf("scope") ?? -1;
+    const models = rows.filter((row) => row[scope] === "group").map((row) => row[model]);
     expect(models).toEqual([
       "@cf/meta/llama-3.1-8b-instruct",
       "@hf/thebloke/mistral-7b-instruct-v0.1-awq",
