@@ -27,13 +27,15 @@
  *   no step served); `failedAttemptsCost`: what every other record cost (absent when none did);
  * - cacheStatus: HIT when the serving record came from the cache, else MISS;
  * - attempts: the requests of the call; failedSteps: each failed record, in the order tried,
- *   as route steps; route and mode: metadata `route` / `mode` (else `unknown`, `universal`), and
- *   every metadata entry but `stepwise` is kept for `--by metadata.<key>`.
+ *   as route steps, with its status (`log-failure-reasons.ts`); route and mode: metadata
+ *   `route` / `mode` (else `unknown`, `universal`), and every metadata entry but `stepwise` is
+ *   kept for `--by metadata.<key>`.
  */
 import * as z from "zod";
 import type { FailedStep } from "../../client/event.ts";
 import { type AttemptPlace, attemptPlaceKey, parseAttemptPlace } from "../../wire/attempt-place.ts";
 import type { AnalyticsEvent } from "../dimensions.ts";
+import { failedStepOfRecord } from "./log-failure-reasons.ts";
 
 /** Shape of one log record as the analytics needs it (SDK `LogListResponse`, plus ids). */
 export const gatewayLogSchema = z.object({
@@ -94,14 +96,7 @@ export function recordsToCall(records: readonly GatewayLog[], gatewayId: string)
       if (log.cost !== undefined) failedCost = (failedCost ?? 0) + log.cost;
       const step = routeStep(request, log);
       if (!log.success && step !== null) {
-        failedSteps.push({
-          step,
-          provider: log.provider,
-          model: log.model,
-          status: log.status_code ?? null,
-          errorCode: log.status_code ? `http_${log.status_code}` : null,
-          at: "request",
-        });
+        failedSteps.push(failedStepOfRecord(log, step));
       }
     }
   }
