@@ -6,8 +6,8 @@
  *
  * | KV key              | value                                   | written by             |
  * |---------------------|-----------------------------------------|------------------------|
- * | `current:{provider}`| {@link EdgePoolRecord} JSON: the provider's pool, the keys the proxy may inject | the ledger (write-through) |
- * | `app:{id}`          | {@link StoredAppToken} JSON: an app's token digest and limit | the ledger (write-through) |
+ * | `current:{provider}`| {@link EdgePoolRecord} JSON: the provider's pool, the keys the proxy may inject and the retired values it scrubs | the ledger (write-through) |
+ * | `app:{id}`          | {@link StoredAppToken} JSON: an app's token digest, limit and allowances | the ledger (write-through) |
  * | `report:health`     | the published health of every probed provider/model | the cron      |
  * | `report:keys`       | last cron key-age report JSON           | the cron               |
  *
@@ -50,6 +50,11 @@ export interface EdgePoolKey {
 export interface EdgePoolRecord {
   /** Sorted by name. */
   readonly keys: readonly EdgePoolKey[];
+  /**
+   * Every other value of the provider's keys an answer the gateway cached may still carry
+   * (previous, history, revoked, within the longest cache TTL): scrubbed, never injected.
+   */
+  readonly retired?: readonly string[];
 }
 
 /** The single-key record written before pools (read as a pool of one `default` key). */

@@ -472,7 +472,7 @@ describe("proxy: bad input", () => {
     });
     expect(response.status).toBe(502);
     expect(response.json().error.code).toBe("gateway_unreachable");
-    expect(harness.events.at(-1)?.doubles).toEqual([-1, 0, 0, 0, -1, -1, -1, 2]);
+    expect(harness.events.at(-1)?.doubles).toEqual([-1, 0, 0, 0, -1, -1, -1, 3, 1]);
     expect(harness.events.at(-1)?.blobs?.[4]).toBe("gateway_unreachable");
   });
 });
@@ -495,7 +495,7 @@ describe("proxy: Analytics Engine events", () => {
       body: universal("anthropic", "openai"),
       headers: { "cf-aig-metadata": '{"route":"default"}', "cf-aig-event-id": "call-1" },
     });
-    // Columns as analytics-schema.ts defines them (blob1 gateway, blob2 route, … double8 version).
+    // Columns as analytics-schema.ts defines them (blob1 gateway, blob2 route, … double8 version, double9 attempt).
     expect(harness.events).toEqual([
       {
         indexes: ["chat"],
@@ -504,7 +504,7 @@ describe("proxy: Analytics Engine events", () => {
           ...[app.id, "universal", "current", `${app.id}:call-1`],
           ...[`app=${app.id}`, "route=default"],
         ],
-        doubles: [1, 200, 120, 1, -1, -1, -1, 2],
+        doubles: [1, 200, 120, 1, -1, -1, -1, 3, 1],
       },
     ]);
   });

@@ -9,9 +9,9 @@
  *   by the admin at `POST /app-tokens`): a custom cost of 0 would dodge spend limits, a log left
  *   out would hide a call, an alias would pick another team's stored key.
  * - `cf-aig-metadata` carries `app: <app id>` first, written by the Worker over any `app` the app
- *   sent; the app's `route`, then its other entries follow, as many as Cloudflare keeps ("AI
- *   Gateway allows you to pass up to five custom metadata entries per request. If more than five
- *   entries are provided, only the first five will be saved").
+ *   sent; the client's `stepwise` place, the app's `route`, then its other entries follow, as
+ *   many as Cloudflare keeps ("AI Gateway allows you to pass up to five custom metadata entries
+ *   per request. If more than five entries are provided, only the first five will be saved").
  * - `cf-aig-event-id` goes upstream as `<app id>:<id>`, so one app cannot write events under
  *   another's ids; the app gets its own id back ({@link unscopeEventId}).
  * - The app's `cf-aig-cache-key` is taken out here and scoped to the app by `app-cache.ts`.
@@ -19,11 +19,14 @@
  *   directives win over the request's at the gateway, so they would undo the above).
  */
 
+import {
+  type AttemptPlace,
+  attemptPlaceKey,
+  maxMetadataEntries,
+  parseAttemptPlace,
+} from "../../wire/attempt-place.ts";
 import { WorkerError } from "../errors.ts";
 import { type GatewayControl, gatewayControls, type StoredAppToken } from "../key-layout.ts";
-
-/** Most metadata entries the gateway keeps per request (custom-metadata.mdx). */
-export const maxMetadataEntries = 5;
 
 /** The metadata entry the Worker writes with the app's id. */
 export const appMetadataKey = "app";
@@ -34,8 +37,14 @@ export type MetadataValue = string | number | boolean;
 /** The request's headers scoped to its app, and what they say about the call. */
 export interface ScopedRequest {
   readonly headers: Headers;
-  /** What goes upstream in `cf-aig-metadata`: `app` first. */
+  /**
+   * What goes upstream in `cf-aig-metadata`: `app` first, then the client's place in its route
+   * (the `stepwise` entry, kept before the app's own entries so the five-entry cap never drops
+   * it; not in this record: it is {@link place}), then the app's entries.
+   */
   readonly metadata: Readonly<Record<string, MetadataValue>>;
+  /** The request's place in the client's route (`src/wire/attempt-place.ts`); null for none. */
+  readonly place: AttemptPlace | null;
   /** The app's `route` metadata entry, when it sent one. */
   readonly route: string | null;
   /** The event id as sent upstream (`<app>:<id>`), null when the app sent none. */
@@ -61,8 +70,10 @@ export function scopeRequestHeaders(headers: Headers, app: StoredAppToken): Scop
     if (!allowed.has(control)) scoped.delete(control);
   }
   const given = readMetadata(headers.get("cf-aig-metadata"));
-  const metadata = withApp(given, app.id);
-  scoped.set("cf-aig-metadata", JSON.stringify(metadata));
+  const upstream = withApp(given, app.id);
+  scoped.set("cf-aig-metadata", JSON.stringify(upstream));
+  const placeText = given[attemptPlaceKey];
+  const { [attemptPlaceKey]: _place, ...metadata } = upstream;
   const appCacheKey = headers.get("cf-aig-cache-key") ?? undefined;
   scoped.delete("cf-aig-cache-key");
   const asked = headers.get("cf-aig-event-id");
@@ -71,6 +82,7 @@ export function scopeRequestHeaders(headers: Headers, app: StoredAppToken): Scop
   return {
     headers: scoped,
     metadata,
+    place: placeText === undefined ? null : parseAttemptPlace(placeText),
     route: typeof given.route === "string" ? given.route : null,
     eventId,
     appCacheKey,
@@ -106,18 +118,20 @@ export function scopeStepHeaders(
 }
 
 /**
- * `app` first, then the app's `route` (what Stepwise's analytics group by), then its other entries
- * but `app`, as many as the gateway saves.
+ * `app` first, then the client's place in its route (the `stepwise` entry) and the app's `route`
+ * (what Stepwise's analytics group by), so the five-entry cap never drops them, then the app's
+ * other entries but `app`, as many as the gateway saves.
  */
 function withApp(
   given: Readonly<Record<string, MetadataValue>>,
   appId: string,
 ): Record<string, MetadataValue> {
   const metadata: Record<string, MetadataValue> = { [appMetadataKey]: appId };
-  if (given.route !== undefined) metadata.route = given.route;
+  const first = [attemptPlaceKey, "route"];
+  for (const key of first) if (given[key] !== undefined) metadata[key] = given[key];
   for (const [key, value] of Object.entries(given)) {
     if (Object.keys(metadata).length === maxMetadataEntries) break;
-    if (key !== appMetadataKey && key !== "route") metadata[key] = value;
+    if (key !== appMetadataKey && !first.includes(key)) metadata[key] = value;
   }
   return metadata;
 }

@@ -38,7 +38,7 @@ export interface ProxyTarget {
   readonly limitText: string;
   /** The call's time limit, counted from its arrival (`cf-aig-request-timeout`). */
   readonly deadline: CallDeadline | null;
-  readonly facts: Pick<CallFacts, "gateway" | "app" | "metadata" | "eventId"> & {
+  readonly facts: Pick<CallFacts, "gateway" | "app" | "metadata" | "eventId" | "place"> & {
     readonly route: string | null;
   };
   /** The path and query the call goes to at the gateway. */
@@ -90,6 +90,7 @@ export function prepare(
       metadata: scoped.metadata,
       eventId: scoped.eventId,
       route: scoped.route,
+      place: scoped.place,
     },
   };
 }
@@ -128,14 +129,29 @@ export async function afterLimit<Value>(target: ProxyTarget, work: Promise<Value
   return work;
 }
 
+/**
+ * Every secret an answer to this call may carry, to scrub: the keys sent, every value of every
+ * provider's keys the ledger still lists at the edge (current, previous, history, revoked: a
+ * cached answer may be replayed to any app, for any provider, after a rotation), the app's token
+ * and the gateway token. The edge reads start now and are awaited only once the answer is in.
+ */
 export function secretsOf(
   pools: readonly ResolvedPool[],
   caller: ProxyCaller,
   context: HandlerContext,
-): (string | undefined)[] {
-  return [
+): Promise<(string | undefined)[]> {
+  const providers = new Set([
+    ...context.settings.config.keys.providers,
+    ...pools.map((pool) => pool.provider),
+  ]);
+  const held = Promise.all([...providers].map((provider) => context.edge.heldValues(provider)));
+  const secrets = held.then((values) => [
     ...pools.flatMap((pool) => pool.keys.map((key) => key.key)),
+    ...values.flat(),
     caller.token,
     context.settings.gatewayToken,
-  ];
+  ]);
+  // Awaited by `forward` once the answer is in; never left unhandled before that.
+  secrets.catch(() => undefined);
+  return secrets;
 }

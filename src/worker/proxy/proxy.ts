@@ -25,6 +25,7 @@
  * when every key of every step is, the answer is a 429 `provider_at_cap`.
  */
 import { isKnownProvider } from "../../providers/index.ts";
+import { type AttemptPlace, forwardPlace, withAttemptPlace } from "../../wire/attempt-place.ts";
 import { parseBody } from "../admin-schemas.ts";
 import type { UsableKey } from "../edge-reader.ts";
 import type { HandlerContext } from "../handler-context.ts";
@@ -47,7 +48,7 @@ import {
   universalBodySchema,
   unknownProvider,
 } from "./request-keys.ts";
-import { rewriteSteps, type StepCopy } from "./universal-body.ts";
+import { refuseDuplicateMembers, rewriteSteps, type StepCopy } from "./universal-body.ts";
 
 /** Largest universal or compat body the proxy reads (provider-native bodies stream through). */
 export const maxProxyJsonBytes = 10 * 1024 * 1024;
@@ -66,6 +67,7 @@ export async function proxyUniversal(
 ): Promise<Response> {
   const target = prepare(request, params.account, params.gateway, caller, context);
   const body = await afterLimit(target, readJsonBody(request, { maxBytes: maxProxyJsonBytes }));
+  refuseDuplicateMembers(body.text);
   const steps = parseBody(universalBodySchema, body.value);
   checkRoute(caller.app, target.facts.route, false);
   checkProviders(
@@ -96,6 +98,7 @@ export async function proxyUniversal(
     ),
   }));
   target.headers.set("content-type", "application/json");
+  forwardPlaceHeader(target.headers, target.facts.place ?? null, sent, steps.length);
   return forward(
     {
       target: target.url,
@@ -121,6 +124,27 @@ export async function proxyUniversal(
     },
     context,
   );
+}
+
+/**
+ * Rewrites the request's place in the client's route (`cf-aig-metadata` `stepwise`) for the
+ * steps sent upstream: the gateway logs each request's steps from 0, so once the Worker sends a
+ * step once per key, or leaves one out, the place says which route step each position is.
+ */
+function forwardPlaceHeader(
+  headers: Headers,
+  received: AttemptPlace | null,
+  sent: readonly SentKey[],
+  receivedSteps: number,
+): void {
+  const place = forwardPlace(
+    received,
+    sent.map((copy) => copy.step),
+    receivedSteps,
+  );
+  if (place === null && received === null) return;
+  const metadata = withAttemptPlace(headers.get("cf-aig-metadata"), place);
+  if (metadata !== null) headers.set("cf-aig-metadata", metadata);
 }
 
 /** The steps sent upstream: each step once per key of its pool, skipping keys at their caps. */
