@@ -142,14 +142,19 @@ describe("key pools: several keys per provider", () => {
     // The app's own step 0 of its request served (the second copy of openai at the gateway).
     expect(response.headers.get("cf-aig-step")).toBe("0");
     const sent = JSON.parse(harness.gatewayCalls.at(-1)!.headers["cf-aig-metadata"]!);
-    // openai went once per key: both copies are route step 1; anthropic is route step 2.
-    expect(sent).toEqual({ ...metadata, stepwise: "attempt=2;steps=1.1.2;elapsed=30" });
+    // openai went once per key: both copies are route step 1; anthropic is route step 2. The
+    // Worker writes the app's id into the metadata itself (app-scope.ts).
+    expect(sent).toEqual({
+      app: app.id,
+      ...metadata,
+      stepwise: "attempt=2;steps=1.1.2;elapsed=30",
+    });
     const point = harness.events.at(-1)!;
     // double1: the route's step; double9: the attempt; the place is not a metadata column.
     expect(point.doubles?.[0]).toBe(1);
     expect(point.doubles?.[8]).toBe(2);
     expect(point.doubles?.[2]).toBeGreaterThanOrEqual(30);
-    expect(point.blobs?.slice(10)).toEqual(["plan=pro", "route=default"]);
+    expect(point.blobs?.slice(10)).toEqual([`app=${app.id}`, "plan=pro", "route=default"]);
   });
 
   it("spreads calls across the healthy keys of a pool", async () => {
