@@ -142,8 +142,8 @@ describe("key pools: several keys per provider", () => {
     // The app's own step 0 of its request served (the second copy of openai at the gateway).
     expect(response.headers.get("cf-aig-step")).toBe("0");
     const sent = JSON.parse(harness.gatewayCalls.at(-1)!.headers["cf-aig-metadata"]!);
-    // openai went once per key: both copies are route step 1; anthropic is route step 2.
-    // The Worker names the app itself (app-scope.ts).
+    // openai went once per key: both copies are route step 1; anthropic is route step 2. The
+    // Worker writes the app's id into the metadata itself (app-scope.ts).
     expect(sent).toEqual({
       app: app.id,
       ...metadata,
