@@ -160,3 +160,27 @@ describe("an app's call reaches the gateway's logs as that app's", () => {
     expect(record!.event_id).toBe(`${apps.a.id}:call-7`);
   });
 });
+
+describe("an app's allow-lists", () => {
+  it("a call outside them is a 403 JSON that never reaches the gateway", async () => {
+    const narrow = await createAppToken({
+      workerUrl: worker.url,
+      token: adminToken,
+      fetch: globalThis.fetch,
+      name: "narrow",
+      allow: { gateways: ["plain"], providers: ["openai"] },
+    });
+    const logged = emulator.logs("cached").length;
+    const response = await fetch(
+      `${worker.url}/v1/${config.accountId}/cached/compat/chat/completions`,
+      {
+        method: "POST",
+        headers: { "content-type": "application/json", authorization: `Bearer ${narrow.token}` },
+        body: JSON.stringify({ model: "openai/gpt-4o-mini", messages: [] }),
+      },
+    );
+    expect(response.status).toBe(403);
+    expect(await response.json()).toMatchObject({ error: { code: "not_allowed" } });
+    expect(emulator.logs("cached")).toHaveLength(logged);
+  });
+});

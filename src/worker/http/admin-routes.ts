@@ -12,10 +12,12 @@
  * | `DELETE /app-tokens/{id}`            | revoke an app's token                                 |
  */
 import type { Hono } from "hono";
+import type { WorkerView } from "../../config/worker-view.ts";
+import { isKnownProvider } from "../../providers/index.ts";
 import { createAppBodySchema, maxAdminBodyBytes, parseBody } from "../admin-schemas.ts";
 import { appView, newAppToken } from "../app-tokens.ts";
-import { jsonResponse } from "../errors.ts";
-import { keyLayout } from "../key-layout.ts";
+import { jsonResponse, WorkerError } from "../errors.ts";
+import { type AppAllowances, keyLayout } from "../key-layout.ts";
 import type { LedgerAnswer } from "../ledger/ledger-api.ts";
 import { requireAdmin } from "./auth.ts";
 import { limitBody, readJsonBody } from "./body.ts";
@@ -42,6 +44,7 @@ export function addAdminRoutes(app: Hono<WorkerHonoEnv>): void {
       createAppBodySchema,
       (await readJsonBody(c.req.raw, { maxBytes: maxAdminBodyBytes })).value,
     );
+    checkAllowances(body.allow, context.settings.config);
     const { token, app: newApp } = await newAppToken(body);
     const answer = committed(await context.ledger.createApp(newApp));
     context.edge.forget(keyLayout.app(newApp.id));
@@ -75,6 +78,35 @@ export function addAdminRoutes(app: Hono<WorkerHonoEnv>): void {
 }
 
 const appIdPattern = /^[0-9a-f]{12}$/;
+
+/**
+ * An allow-list naming a gateway this Worker does not serve, or a provider Stepwise does not know,
+ * is a typo that would refuse every call: a 400 that says so. (Routes are not in the Worker's view
+ * of the config, so their names are taken as given.)
+ */
+function checkAllowances(allow: AppAllowances | undefined, config: WorkerView): void {
+  const served = config.gateways.map((gateway) => gateway.id);
+  const problems = [
+    ...(allow?.gateways ?? [])
+      .filter((id) => !served.includes(id))
+      .map(
+        (id) =>
+          `allow.gateways: ${/^[a-z0-9-]{1,64}$/.test(id) ? `gateway ${id}` : "a gateway"} is not one this Worker serves (${served.join(", ")})`,
+      ),
+    ...(allow?.providers ?? [])
+      .filter((slug) => !isKnownProvider(slug))
+      .map(
+        (slug) =>
+          `allow.providers: ${/^[a-z0-9-]{1,64}$/.test(slug) ? `provider ${slug}` : "a provider"} is not a provider Stepwise knows`,
+      ),
+  ];
+  if (problems.length === 0) return;
+  throw new WorkerError({
+    status: 400,
+    code: "invalid_body",
+    message: `Invalid request body: ${problems.join("; ")}.`,
+  });
+}
 
 function unknownApp(id: string): LedgerAnswer<never> {
   return {

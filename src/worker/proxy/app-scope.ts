@@ -9,14 +9,14 @@
  *   by the admin at `POST /app-tokens`): a custom cost of 0 would dodge spend limits, a log left
  *   out would hide a call, an alias would pick another team's stored key.
  * - `cf-aig-metadata` carries `app: <app id>` first, written by the Worker over any `app` the app
- *   sent; the app's other entries follow, as many as Cloudflare keeps ("AI Gateway allows you to
- *   pass up to five custom metadata entries per request. If more than five entries are provided,
- *   only the first five will be saved").
+ *   sent; the client's `stepwise` place, the app's `route`, then its other entries follow, as
+ *   many as Cloudflare keeps ("AI Gateway allows you to pass up to five custom metadata entries
+ *   per request. If more than five entries are provided, only the first five will be saved").
  * - `cf-aig-event-id` goes upstream as `<app id>:<id>`, so one app cannot write events under
  *   another's ids; the app gets its own id back ({@link unscopeEventId}).
  * - The app's `cf-aig-cache-key` is taken out here and scoped to the app by `app-cache.ts`.
- * - A universal step's own headers lose the same controls and any metadata, event id or cache key
- *   (a step's directives win over the request's at the gateway, so they would undo the above).
+ * - A universal step's own headers are scoped the same way, and lose any cache key (a step's
+ *   directives win over the request's at the gateway, so they would undo the above).
  */
 
 import {
@@ -53,9 +53,6 @@ export interface ScopedRequest {
   readonly appCacheKey: string | undefined;
 }
 
-/** Headers a universal step may not set for itself: the Worker sets them for the request. */
-const requestOnlyHeaders = new Set(["cf-aig-metadata", "cf-aig-event-id", "cf-aig-cache-key"]);
-
 /** The controls `app` may send. Records made before `allow` existed allow none. */
 export function allowedControls(app: StoredAppToken): ReadonlySet<GatewayControl> {
   return new Set(app.allow?.controls ?? []);
@@ -73,19 +70,14 @@ export function scopeRequestHeaders(headers: Headers, app: StoredAppToken): Scop
     if (!allowed.has(control)) scoped.delete(control);
   }
   const given = readMetadata(headers.get("cf-aig-metadata"));
-  const upstream: Record<string, MetadataValue> = { [appMetadataKey]: app.id };
-  const placeText = given[attemptPlaceKey];
-  if (placeText !== undefined) upstream[attemptPlaceKey] = placeText;
-  for (const [key, value] of Object.entries(given)) {
-    if (Object.keys(upstream).length === maxMetadataEntries) break;
-    if (key !== appMetadataKey && key !== attemptPlaceKey) upstream[key] = value;
-  }
+  const upstream = withApp(given, app.id);
   scoped.set("cf-aig-metadata", JSON.stringify(upstream));
+  const placeText = given[attemptPlaceKey];
   const { [attemptPlaceKey]: _place, ...metadata } = upstream;
   const appCacheKey = headers.get("cf-aig-cache-key") ?? undefined;
   scoped.delete("cf-aig-cache-key");
   const asked = headers.get("cf-aig-event-id");
-  const eventId = asked === null ? null : `${app.id}:${asked}`;
+  const eventId = asked === null ? null : scopedEventId(asked, app.id);
   if (eventId !== null) scoped.set("cf-aig-event-id", eventId);
   return {
     headers: scoped,
@@ -97,7 +89,11 @@ export function scopeRequestHeaders(headers: Headers, app: StoredAppToken): Scop
   };
 }
 
-/** A universal step's own headers scoped to `app` (names lowercase, as the proxy sends them). */
+/**
+ * A universal step's own headers scoped to `app` as the request's are: its metadata names the app,
+ * its event id is prefixed, controls the app may not send and any cache key are dropped.
+ * @throws {WorkerError} 400 `invalid_metadata`, as for the request's.
+ */
 export function scopeStepHeaders(
   given: Readonly<Record<string, string>> | undefined,
   app: StoredAppToken,
@@ -106,13 +102,42 @@ export function scopeStepHeaders(
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(given ?? {})) {
     const lower = name.toLowerCase();
-    if (requestOnlyHeaders.has(lower)) continue;
+    if (lower === "cf-aig-cache-key") continue;
     if ((gatewayControls as readonly string[]).includes(lower) && !allowed.has(lower as never)) {
       continue;
     }
-    headers[name] = value;
+    if (lower === "cf-aig-metadata") {
+      headers[name] = JSON.stringify(withApp(readMetadata(value), app.id));
+    } else if (lower === "cf-aig-event-id") {
+      headers[name] = scopedEventId(value, app.id);
+    } else {
+      headers[name] = value;
+    }
   }
   return headers;
+}
+
+/**
+ * `app` first, then the client's place in its route (the `stepwise` entry) and the app's `route`
+ * (what Stepwise's analytics group by), so the five-entry cap never drops them, then the app's
+ * other entries but `app`, as many as the gateway saves.
+ */
+function withApp(
+  given: Readonly<Record<string, MetadataValue>>,
+  appId: string,
+): Record<string, MetadataValue> {
+  const metadata: Record<string, MetadataValue> = { [appMetadataKey]: appId };
+  const first = [attemptPlaceKey, "route"];
+  for (const key of first) if (given[key] !== undefined) metadata[key] = given[key];
+  for (const [key, value] of Object.entries(given)) {
+    if (Object.keys(metadata).length === maxMetadataEntries) break;
+    if (key !== appMetadataKey && !first.includes(key)) metadata[key] = value;
+  }
+  return metadata;
+}
+
+function scopedEventId(asked: string, appId: string): string {
+  return `${appId}:${asked}`;
 }
 
 /** The app's own event id back in the answer's `cf-aig-event-id` (the prefix taken off). */

@@ -14,6 +14,7 @@ import type { HandlerContext } from "../handler-context.ts";
 import type { StoredAppToken } from "../key-layout.ts";
 import { findGateway } from "../settings.ts";
 import type { CallFacts } from "./analytics-point.ts";
+import { checkGateway } from "./app-allow.ts";
 import { applyCachePlan, type CachePlan } from "./app-cache.ts";
 import { scopeRequestHeaders } from "./app-scope.ts";
 import { type CallDeadline, readDeadline } from "./call-deadline.ts";
@@ -63,6 +64,8 @@ export function prepare(
       message: `This Worker serves account ${context.settings.config.accountId} and gateways ${context.settings.config.gateways.map((item) => item.id).join(", ")}; check the URL.`,
     });
   }
+  // Outside the app's allow-list, the call is refused before it counts against its limit.
+  checkGateway(caller.app, gateway.id);
   const limit = caller.app.rateLimit ?? context.settings.config.worker.appRateLimit;
   const admitted = context.limiter(caller.app.id).admit(limit);
   // A refusal is reported by `enforceLimit`; never leave it unhandled meanwhile.

@@ -31,6 +31,7 @@ import type { UsableKey } from "../edge-reader.ts";
 import type { HandlerContext } from "../handler-context.ts";
 import { readJsonBody } from "../http/body.ts";
 import type { AskedStep } from "./analytics-point.ts";
+import { checkProviders, checkRoute } from "./app-allow.ts";
 import { cachePlan } from "./app-cache.ts";
 import { scopeStepHeaders } from "./app-scope.ts";
 import { afterLimit, type ProxyCaller, prepare, scopeCache, secretsOf } from "./call-setup.ts";
@@ -68,6 +69,11 @@ export async function proxyUniversal(
   const body = await afterLimit(target, readJsonBody(request, { maxBytes: maxProxyJsonBytes }));
   refuseDuplicateMembers(body.text);
   const steps = parseBody(universalBodySchema, body.value);
+  checkRoute(caller.app, target.facts.route, false);
+  checkProviders(
+    caller.app,
+    steps.map((step) => step.provider),
+  );
   const plan = cachePlan(
     target.headers,
     target.appCacheKey,
@@ -168,14 +174,16 @@ export async function proxyCompat(
   const target = prepare(request, params.account, params.gateway, caller, context);
   const body = await afterLimit(target, readJsonBody(request, { maxBytes: maxProxyJsonBytes }));
   const { model } = parseBody(compatBodySchema, body.value);
+  const provider = model.slice(0, model.indexOf("/"));
+  const modelName = model.slice(model.indexOf("/") + 1);
+  const dynamic = provider === "dynamic";
+  checkRoute(caller.app, dynamic ? modelName : target.facts.route, dynamic);
+  if (!dynamic) checkProviders(caller.app, [provider]);
   await scopeCache(
     target,
     cachePlan(target.headers, target.appCacheKey, target.gateway),
     body.text,
   );
-  const provider = model.slice(0, model.indexOf("/"));
-  const modelName = model.slice(model.indexOf("/") + 1);
-  const dynamic = provider === "dynamic";
   let pool: ResolvedPool = { provider, source: "byok", keys: [], blocked: null };
   if (!dynamic) {
     if (!isKnownProvider(provider)) throw unknownProvider();
@@ -231,6 +239,8 @@ export async function proxyNative(
   const { provider } = params;
   // Nothing is read for the call before the limiter let it through (issue #23).
   await afterLimit(target, Promise.resolve());
+  checkRoute(caller.app, target.facts.route, false);
+  checkProviders(caller.app, [provider]);
   if (!isKnownProvider(provider)) throw unknownProvider();
   const [pool] = (await resolvePools([provider], target.gateway, context)) as [ResolvedPool];
   if (pool.source === "missing") throw noUsableKey(provider);

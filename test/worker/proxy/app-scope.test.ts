@@ -86,6 +86,18 @@ describe("scopeRequestHeaders", () => {
       c: 3,
       d: 4,
     });
+    // The route, which Stepwise's analytics group by, is kept wherever the app put it.
+    const routed = scopeRequestHeaders(
+      new Headers({ "cf-aig-metadata": JSON.stringify({ ...given, route: "default" }) }),
+      app(),
+    );
+    expect(Object.entries(JSON.parse(routed.headers.get("cf-aig-metadata")!))).toEqual([
+      ["app", "a1b2c3d4e5f6"],
+      ["route", "default"],
+      ["a", 1],
+      ["b", 2],
+      ["c", 3],
+    ]);
   });
 
   it("refuses metadata that is not an object of strings, numbers and booleans (400, value not echoed)", () => {
@@ -124,24 +136,30 @@ describe("unscopeEventId", () => {
 });
 
 describe("scopeStepHeaders", () => {
-  it("a step cannot set metadata, an event id, a cache key or a control its app may not send", () => {
+  it("a step's metadata and event id are the app's, as the request's are; its cache key and disallowed controls go", () => {
     const given = {
       "Content-Type": "application/json",
       "cf-aig-cache-ttl": "120",
-      "CF-AIG-Metadata": '{"app":"victim"}',
-      "cf-aig-event-id": "victim:call-1",
+      "CF-AIG-Metadata": '{"app":"victim","user":"u1"}',
+      "cf-aig-event-id": "call-1",
       "cf-aig-cache-key": "shared",
       ...controls,
     };
     expect(scopeStepHeaders(given, app())).toEqual({
       "Content-Type": "application/json",
       "cf-aig-cache-ttl": "120",
+      "CF-AIG-Metadata": '{"app":"a1b2c3d4e5f6","user":"u1"}',
+      "cf-aig-event-id": "a1b2c3d4e5f6:call-1",
     });
-    expect(scopeStepHeaders(given, app({ controls: ["cf-aig-custom-cost"] }))).toEqual({
-      "Content-Type": "application/json",
-      "cf-aig-cache-ttl": "120",
-      "cf-aig-custom-cost": controls["cf-aig-custom-cost"],
-    });
+    expect(
+      scopeStepHeaders(
+        { "cf-aig-custom-cost": controls["cf-aig-custom-cost"] },
+        app({ controls: ["cf-aig-custom-cost"] }),
+      ),
+    ).toEqual({ "cf-aig-custom-cost": controls["cf-aig-custom-cost"] });
     expect(scopeStepHeaders(undefined, app())).toEqual({});
+    expect(() => scopeStepHeaders({ "cf-aig-metadata": "[1]" }, app())).toThrow(
+      expect.objectContaining({ status: 400, code: "invalid_metadata" }),
+    );
   });
 });
