@@ -33,23 +33,29 @@ export function failedStepsOfRecords(records: readonly LoggedStep[]): {
 } {
   const failedSteps = records
     .filter((log) => !log.success)
-    .map(
-      (log): FailedStep => ({
-        step: log.step ?? 0,
-        provider: log.provider,
-        model: log.model,
-        status: log.status_code ?? null,
-        errorCode: log.status_code ? `http_${log.status_code}` : null,
-        at:
-          log.status_code !== undefined &&
-          log.status_code >= 200 &&
-          log.status_code < 300 &&
-          (log.response_content_type?.includes("event-stream") ?? false)
-            ? "stream"
-            : "request",
-      }),
-    );
+    .map((log) => failedStepOfRecord(log, log.step ?? 0));
   return failedSteps.length > 0 ? { failedSteps } : {};
+}
+
+/**
+ * One failed record as the failed step `step` of its call (the route's step: the logs source maps
+ * a record's position through its request's place in the route).
+ */
+export function failedStepOfRecord(log: LoggedStep, step: number): FailedStep {
+  return {
+    step,
+    provider: log.provider,
+    model: log.model,
+    status: log.status_code ?? null,
+    errorCode: log.status_code ? `http_${log.status_code}` : null,
+    at:
+      log.status_code !== undefined &&
+      log.status_code >= 200 &&
+      log.status_code < 300 &&
+      (log.response_content_type?.includes("event-stream") ?? false)
+        ? "stream"
+        : "request",
+  };
 }
 
 /**

@@ -8,6 +8,7 @@
 import { AnalyticsError } from "../../analytics/errors.ts";
 import type { EventSource, ReportSource } from "../../analytics/sources/types.ts";
 import type { TimeWindow } from "../../analytics/window.ts";
+import { requireOptionalPackages } from "../optional-packages.ts";
 import type { ReportCommandDependencies, ReportOptions } from "./report-options.ts";
 
 export async function openSource(
@@ -82,6 +83,8 @@ async function logsSource(
   const progress =
     dependencies.progress ??
     (process.stderr.isTTY ? (line: string) => process.stderr.write(`\r\u001b[2K${line}`) : null);
+  // The logs API is read with the `cloudflare` SDK, an optional peer dependency.
+  requireOptionalPackages(`stepwise report ${flag}`, ["cloudflare"], dependencies.resolvePackage);
   const { gatewayLogsSource } = await import("../../analytics/sources/gateway-logs.ts");
   return gatewayLogsSource({
     accountId,
