@@ -9,7 +9,6 @@
  */
 import type { CallEvent } from "../client/event.ts";
 import { type FailureReason, failureReasonOf } from "./failure-reasons.ts";
-import { routeId } from "./steering-tally.ts";
 
 /** Counts of one step of a route. */
 export interface StepTally {
@@ -27,47 +26,55 @@ export interface StepTally {
   readonly reasons: Map<FailureReason, number>;
 }
 
-/** One time bucket of a route: calls per serving provider/model (`""` for none), and cost. */
+/** One time bucket of a route: calls per serving step (null for none), and cost. */
 export interface BucketTally {
   calls: number;
   cost: number;
-  readonly served: Map<string, number>;
+  readonly served: Map<StepTally | null, number>;
 }
 
 /** The counts of one route. */
 export interface RouteExplainTally {
   readonly gateway: string;
   readonly route: string;
-  readonly steps: Map<string, StepTally>;
+  /** Every step seen, in the order first seen. */
+  readonly steps: StepTally[];
+  /** step → provider → model → tally: found without building a key string. */
+  readonly index: Map<number | null, Map<string | null, Map<string | null, StepTally>>>;
   buckets: Map<number, BucketTally>;
-}
-
-/** The label of a serving provider/model (`openai/gpt-4o-mini`), `""` when no step served. */
-export function servedLabel(provider: string | null, model: string | null): string {
-  if (provider === null && model === null) return "";
-  return `${provider ?? "?"}/${model ?? "?"}`;
 }
 
 /** Counts the explanation of each counted event, per route. */
 export class ExplainTally {
-  readonly routes = new Map<string, RouteExplainTally>();
+  /** gateway → route → tally. */
+  readonly #routes = new Map<string, Map<string, RouteExplainTally>>();
   #bucketMs = 0;
+
+  /** The tally of a route, if any event of it was counted. */
+  route(gateway: string, route: string): RouteExplainTally | undefined {
+    return this.#routes.get(gateway)?.get(route);
+  }
 
   /**
    * Adds one counted event at `time`, in buckets of `bucketMs` (the aggregator's, now; 0 keeps no
    * buckets).
    */
   add(event: CallEvent, time: number, bucketMs: number): void {
-    const id = routeId(event.gateway, event.route);
-    let route = this.routes.get(id);
+    let routes = this.#routes.get(event.gateway);
+    if (routes === undefined) {
+      routes = new Map();
+      this.#routes.set(event.gateway, routes);
+    }
+    let route = routes.get(event.route);
     if (route === undefined) {
       route = {
         gateway: event.gateway,
         route: event.route,
-        steps: new Map(),
+        steps: [],
+        index: new Map(),
         buckets: new Map(),
       };
-      this.routes.set(id, route);
+      routes.set(event.route, route);
     }
     const served =
       event.step === null ? null : stepOf(route, event.step, event.provider, event.model);
@@ -93,13 +100,18 @@ export class ExplainTally {
         failureReasonOf({ status: event.status, errorCode: event.errorCode }),
       );
     }
-    if (bucketMs > 0) this.#addToBucket(route, event, time, bucketMs);
+    if (bucketMs > 0) this.#addToBucket(route, event, served, time, bucketMs);
+  }
+
+  /** Every route's tally. */
+  *routes(): IterableIterator<RouteExplainTally> {
+    for (const routes of this.#routes.values()) yield* routes.values();
   }
 
   /** Merges every route's buckets into buckets of `bucketMs` (a multiple of the current size). */
   coarsen(bucketMs: number): void {
     if (bucketMs <= this.#bucketMs) return;
-    for (const route of this.routes.values()) {
+    for (const route of this.routes()) {
       const merged = new Map<number, BucketTally>();
       for (const [start, bucket] of route.buckets) {
         const target = Math.floor(start / bucketMs) * bucketMs;
@@ -108,8 +120,8 @@ export class ExplainTally {
         else {
           into.calls += bucket.calls;
           into.cost += bucket.cost;
-          for (const [label, calls] of bucket.served) {
-            into.served.set(label, (into.served.get(label) ?? 0) + calls);
+          for (const [step, calls] of bucket.served) {
+            into.served.set(step, (into.served.get(step) ?? 0) + calls);
           }
         }
       }
@@ -118,7 +130,13 @@ export class ExplainTally {
     this.#bucketMs = bucketMs;
   }
 
-  #addToBucket(route: RouteExplainTally, event: CallEvent, time: number, bucketMs: number): void {
+  #addToBucket(
+    route: RouteExplainTally,
+    event: CallEvent,
+    served: StepTally | null,
+    time: number,
+    bucketMs: number,
+  ): void {
     if (bucketMs !== this.#bucketMs) {
       if (this.#bucketMs === 0) this.#bucketMs = bucketMs;
       else this.coarsen(bucketMs);
@@ -131,8 +149,7 @@ export class ExplainTally {
     }
     bucket.calls += 1;
     bucket.cost += event.cost ?? 0;
-    const label = event.step === null ? "" : servedLabel(event.provider, event.model);
-    bucket.served.set(label, (bucket.served.get(label) ?? 0) + 1);
+    bucket.served.set(served, (bucket.served.get(served) ?? 0) + 1);
   }
 }
 
@@ -142,8 +159,17 @@ function stepOf(
   provider: string | null,
   model: string | null,
 ): StepTally {
-  const id = `${step ?? ""}\u0000${provider ?? ""}\u0000${model ?? ""}`;
-  let tally = route.steps.get(id);
+  let providers = route.index.get(step);
+  if (providers === undefined) {
+    providers = new Map();
+    route.index.set(step, providers);
+  }
+  let models = providers.get(provider);
+  if (models === undefined) {
+    models = new Map();
+    providers.set(provider, models);
+  }
+  let tally = models.get(model);
   if (tally === undefined) {
     tally = {
       step,
@@ -157,7 +183,8 @@ function stepOf(
       failed: 0,
       reasons: new Map(),
     };
-    route.steps.set(id, tally);
+    models.set(model, tally);
+    route.steps.push(tally);
   }
   return tally;
 }

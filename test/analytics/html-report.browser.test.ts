@@ -108,7 +108,7 @@ describe.skipIf(skip)("HTML report in headless Chromium", () => {
     return { page, outside, problems };
   }
 
-  it("draws one stacked bar per bucket with each step's share, and the availability line", async () => {
+  it("draws per route one stacked bar per bucket with each provider/model's share, the cost bars and the availability line", async () => {
     const { page, outside, problems } = await open();
     const byBucket = new Map<number, CallEvent[]>();
     for (const event of events) {
@@ -117,47 +117,66 @@ describe.skipIf(skip)("HTML report in headless Chromium", () => {
     }
     expect(byBucket.size).toBe(6);
 
-    const bars = await page.$$eval("svg.chart rect.step-bar", (rects) =>
+    const bars = await page.$$eval("svg.route-chart rect.route-bar", (rects) =>
       rects.map((rect) => ({
-        step: rect.getAttribute("data-step"),
+        route: rect.getAttribute("data-route"),
+        served: rect.getAttribute("data-served"),
         start: rect.getAttribute("data-start"),
         share: Number(rect.getAttribute("data-share")),
-        stepCalls: Number(rect.getAttribute("data-step-calls")),
+        servedCalls: Number(rect.getAttribute("data-served-calls")),
         calls: Number(rect.getAttribute("data-calls")),
         height: (rect as SVGGraphicsElement).getBBox().height,
         title: rect.querySelector("title")?.textContent ?? "",
       })),
     );
-    const expectedBars = [...byBucket.entries()].flatMap(([bucket, list]) =>
-      Object.entries(referenceFigures(list, list.length).steps).map(([step, calls]) => ({
-        bucket,
-        step,
-        calls,
-        total: list.length,
-      })),
-    );
+    const expectedBars = [...byBucket.entries()].flatMap(([bucket, list]) => {
+      const counts = new Map<string, number>();
+      for (const event of list) {
+        const key = `${event.route}\u0000${event.step === null ? "none" : `${event.provider}/${event.model}`}`;
+        counts.set(key, (counts.get(key) ?? 0) + 1);
+      }
+      return [...counts.entries()].map(([key, calls]) => {
+        const [route = "", served = ""] = key.split("\u0000");
+        const total = list.filter((event) => event.route === route).length;
+        return { bucket, route, served, calls, total };
+      });
+    });
     expect(bars).toHaveLength(expectedBars.length);
     for (const expected of expectedBars) {
       const bar = bars.find(
         (item) =>
-          item.step === expected.step && item.start === new Date(expected.bucket).toISOString(),
+          item.route === expected.route &&
+          item.served === expected.served &&
+          item.start === new Date(expected.bucket).toISOString(),
       );
       expect(
         bar,
-        `bar for step ${expected.step} at ${new Date(expected.bucket).toISOString()}`,
+        `bar of ${expected.route} ${expected.served} at ${expected.bucket}`,
       ).toBeDefined();
       expect(bar?.share).toBe(expected.calls / expected.total);
-      expect([bar?.stepCalls, bar?.calls]).toEqual([expected.calls, expected.total]);
-      // The drawn height is the share of the 200 px panel.
-      expect(Math.abs((bar?.height ?? 0) - 200 * (expected.calls / expected.total))).toBeLessThan(
+      expect([bar?.servedCalls, bar?.calls]).toEqual([expected.calls, expected.total]);
+      // The drawn height is the share of the 120 px panel.
+      expect(Math.abs((bar?.height ?? 0) - 120 * (expected.calls / expected.total))).toBeLessThan(
         0.02,
       );
-      const label = expected.step === "none" ? "no step" : `step ${expected.step}`;
+      const label = expected.served === "none" ? "no step" : expected.served;
       expect(bar?.title).toContain(
         `${label}: ${percentText(expected.calls / expected.total)} (${expected.calls.toLocaleString("en-US")} of ${expected.total.toLocaleString("en-US")} calls)`,
       );
     }
-    expect(bars.some((bar) => bar.step === "none")).toBe(true);
+    expect(bars.some((bar) => bar.served === "none")).toBe(true);
+
+    const costs = await page.$$eval("svg.chart rect.cost-bar", (rects) =>
+      rects.map((rect) => ({
+        start: rect.getAttribute("data-start"),
+        cost: Number(rect.getAttribute("data-cost")),
+      })),
+    );
+    expect(costs).toHaveLength(6);
+    for (const bar of costs) {
+      const list = byBucket.get(Date.parse(bar.start ?? "")) ?? [];
+      expect(bar.cost).toBeCloseTo(referenceFigures(list, list.length).cost, 10);
+    }
 
     const points = await page.$$eval("svg.chart circle.availability-point", (circles) =>
       circles.map((circle) => ({
@@ -183,7 +202,7 @@ describe.skipIf(skip)("HTML report in headless Chromium", () => {
         expect(sorted[index]?.cy).toBeLessThan(sorted[index - 1]?.cy ?? 0);
       }
     }
-    const chart = await page.locator("svg.chart").boundingBox();
+    const chart = await page.locator("#chart svg.chart").boundingBox();
     expect(chart?.width).toBeGreaterThan(500);
     expect(outside).toEqual([]);
     expect(problems).toEqual([]);
@@ -275,9 +294,10 @@ describe.skipIf(skip)("HTML report in headless Chromium", () => {
     const legend = await page.locator("#chart figcaption.legend").boundingBox();
     expect(chart && legend).toBeTruthy();
     expect((legend?.y ?? 0) - ((chart?.y ?? 0) + (chart?.height ?? 0))).toBeLessThan(24);
-    expect(await page.locator("#chart .legend-item").allInnerTexts()).toEqual(
-      expect.arrayContaining(["step 0", "step 1", "availability"]),
-    );
+    expect(await page.locator("#chart .legend-item").allInnerTexts()).toEqual([
+      "cost",
+      "availability",
+    ]);
     await page.close();
   });
 });

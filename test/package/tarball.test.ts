@@ -89,7 +89,7 @@ console.log(JSON.stringify({ text: answer.text, served: answer.served }));
 `;
 
 describe("the npm package", () => {
-  it("holds only what users need: built JavaScript, types, the bin and the docs", () => {
+  it("holds only what users need: built JavaScript, types, the bin, the docs and the dashboard", () => {
     expect(tarballFiles).toContain("package.json");
     expect(tarballFiles).toContain("bin/stepwise.js");
     expect(tarballFiles).toContain("dist/cli/main.js");
@@ -99,9 +99,11 @@ describe("the npm package", () => {
     // team's Pulumi program needs no wrangler (docs/pulumi.md).
     expect(tarballFiles).toContain("dist/worker-bundle/index.js");
     expect(tarballFiles).toContain("dist/worker-bundle/wrangler.json");
+    // The Grafana dashboard over the Analytics Engine dataset, to import as it is (docs/analytics.md).
+    expect(tarballFiles).toContain("dashboards/step-rates.json");
     const unexpected = tarballFiles.filter(
       (file) =>
-        !/^(package\.json|README\.md|CHANGELOG\.md|BENCHMARKS\.md|ARCHITECTURE\.md|CONTRIBUTING\.md|LICENSE|docs\/[\w-]+\.md|bin\/stepwise\.js|dist\/.+\.(js|d\.ts)|dist\/worker-bundle\/wrangler\.json|dist\/stepwise-config\.schema\.json)$/.test(
+        !/^(package\.json|README\.md|CHANGELOG\.md|BENCHMARKS\.md|ARCHITECTURE\.md|CONTRIBUTING\.md|LICENSE|docs\/[\w-]+\.md|bin\/stepwise\.js|dist\/.+\.(js|d\.ts)|dist\/worker-bundle\/wrangler\.json|dist\/stepwise-config\.schema\.json|dashboards\/[a-z-]+\.json)$/.test(
           file,
         ),
     );

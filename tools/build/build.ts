@@ -40,6 +40,7 @@ export const entries: Readonly<Record<string, string>> = {
   "client/health": "src/client/health/health-steering.ts",
   "client/limits": "src/client/limits/provider-limits.ts",
   "client/node/index": "src/client/node/index.ts",
+  "client/otel/index": "src/client/otel/index.ts",
   "client/rest": "src/client/rest/index.ts",
   "config/index": "src/config/index.ts",
   "emulator/index": "src/emulator/index.ts",

@@ -1,14 +1,16 @@
 /**
  * @module
- * `--html`: one self-contained page (inline CSS, an inline SVG chart, no script, no network —
- * a Content-Security-Policy forbids any fetch): summary figures, the step-share and availability
- * chart, and the route, client steering (`steering-html.ts`), group, series and comparison
- * tables. Every figure cell carries `data-figure` and the raw `data-value`.
+ * `--html`: one self-contained page (inline CSS, inline SVG charts, no script, no network —
+ * a Content-Security-Policy forbids any fetch): summary figures, the cost and availability chart,
+ * a chart per route of the provider/models that served (`route-charts.ts`), and the route, steps
+ * with failure reasons and cost of fallback (`explain-html.ts`), client steering
+ * (`steering-html.ts`), group, series and comparison tables. Every figure cell carries `data-figure` and the raw `data-value`.
  */
 import type { Changes } from "../compare.ts";
 import type { Figures } from "../figures.ts";
 import type { Report } from "../report.ts";
 import { escapeHtml } from "./escape.ts";
+import { explainTables, routeCharts } from "./explain-html.ts";
 import {
   dimensionTitle,
   dollars,
@@ -26,7 +28,7 @@ import {
 } from "./format.ts";
 import { type CellSpec, cell, keyCells, table } from "./html-parts.ts";
 import { steeringTables } from "./steering-html.ts";
-import { chartBars, renderChart, stepColor } from "./svg-chart.ts";
+import { type ChartBar, chartBars, renderChart } from "./svg-chart.ts";
 
 const style = `
 body{font:14px/1.45 system-ui,-apple-system,"Segoe UI",sans-serif;margin:24px auto;max-width:1240px;padding:0 12px;color:#212529;background:#fff}
@@ -42,7 +44,8 @@ td.num{white-space:nowrap}td.key{overflow-wrap:break-word}
 th{text-align:left;background:#f8f9fa;font-weight:600;vertical-align:bottom}td.num,th.num{text-align:right}
 tr.total td{font-weight:600;border-top:2px solid #adb5bd}
 figure{margin:0}.chart{max-width:100%;height:auto;display:block}.chart .grid{stroke:#e9ecef}.chart .tick{font-size:11px;fill:#6c757d}
-.chart .panel-title{font-size:12px;font-weight:600;fill:#495057}
+.chart .panel-title{font-size:12px;font-weight:600;fill:#495057}.chart .axis{stroke:#adb5bd}.chart .axis-title{font-size:11px;fill:#495057}
+.chart .cost-bar{fill:#495057}.cost-swatch{background:#495057}.route-figure{margin:0 0 12px}.reason-bar{display:block}
 .chart .availability-line{fill:none;stroke:#1c7ed6;stroke-width:2}.chart .availability-point{fill:#1c7ed6}
 .legend{display:flex;flex-wrap:wrap;gap:4px 16px;margin:6px 0 0 56px;font-size:12px;color:#495057}
 .swatch{display:inline-block;width:10px;height:10px;border-radius:2px;margin-right:4px}
@@ -52,14 +55,17 @@ figure{margin:0}.chart{max-width:100%;height:auto;display:block}.chart .grid{str
 
 /** Renders the report as a self-contained HTML page. */
 export function renderHtml(report: Report): string {
+  const bars = chartBars(report.series.points, report.series.bucketMs);
   const title = `Step rates · ${visibleControls(report.source.name)}`;
   const body = [
     `<h1>${escapeHtml(title)}</h1>`,
     meta(report),
     cards(report.totals),
-    `<h2>Step share over time and availability (${escapeHtml(report.series.bucket)} buckets)</h2>`,
-    chartFigure(report),
+    `<h2>Cost and availability over time (${escapeHtml(report.series.bucket)} buckets)</h2>`,
+    chartFigure(bars),
+    routeCharts(report, frameOf(bars)),
     routesTable(report),
+    explainTables(report),
     steeringTables(report),
     groupsTable(report),
     report.series.auto ? "" : seriesTable(report),
@@ -82,22 +88,21 @@ ${body.filter((part) => part !== "").join("\n")}
 `;
 }
 
-/** The chart with its legend right below it (steps in the chart, and the availability line). */
-function chartFigure(report: Report): string {
-  const bars = chartBars(report.series.points, report.series.bucketMs);
-  const steps = stepKeysOf(bars.map((bar) => bar.steps));
-  const items = steps.map(
-    (step) =>
-      `<span class="legend-item" data-step="${escapeHtml(step)}"><span class="swatch" style="background:${stepColor(step)}"></span>${escapeHtml(stepLabel(step))}</span>`,
-  );
-  if (bars.length > 0) {
-    items.push(
-      `<span class="legend-item" data-series="availability"><span class="line-swatch"></span>availability</span>`,
-    );
-  }
+/** The main chart with its legend right below it (cost bars and the availability line). */
+function chartFigure(bars: readonly ChartBar[]): string {
   const legend =
-    items.length > 0 ? `<figcaption class="legend">${items.join("")}</figcaption>` : "";
+    bars.length > 0
+      ? `<figcaption class="legend"><span class="legend-item" data-series="cost"><span class="swatch cost-swatch"></span>cost</span><span class="legend-item" data-series="availability"><span class="line-swatch"></span>availability</span></figcaption>`
+      : "";
   return `<figure id="chart">${renderChart(bars)}${legend}</figure>`;
+}
+
+/** The time range and bar size of the main chart, which the route charts follow. */
+function frameOf(bars: readonly ChartBar[]): { first: number; end: number; size: number } | null {
+  const first = bars[0];
+  const last = bars.at(-1);
+  if (!first || !last) return null;
+  return { first: first.start, end: last.end, size: first.end - first.start };
 }
 
 function meta(report: Report): string {

@@ -1,16 +1,18 @@
 /**
  * @module
- * The inline SVG chart of the HTML report, generated without any library: on top, stacked bars
- * of the share of calls each step served per time bucket (0–100 %); below, the availability line
- * on its own scale. Buckets are re-binned (counts add up exactly) to at most
- * {@link maxChartBars} bars. Every bar carries `data-step`, `data-start`, `data-end`,
- * `data-calls`, `data-step-calls` and `data-share`; every availability point carries
- * `data-start`, `data-availability`, `data-answered` and `data-calls`; each has a `<title>`
- * tooltip with the numbers.
+ * The main inline SVG chart of the HTML report, generated without any library: on top, the cost
+ * of the calls per time bucket; below, the availability line on its own scale; one time axis
+ * (`time-axis.ts`). Which provider/model served is charted per route (`route-charts.ts`), so
+ * steps of different routes never share a colour. Buckets are re-binned (counts add up exactly)
+ * to at most {@link maxChartBars} bars. Every cost bar carries `data-start`, `data-end`,
+ * `data-calls` and `data-cost`; every availability point carries `data-start`,
+ * `data-availability`, `data-answered` and `data-calls`; each has a `<title>` tooltip with the
+ * numbers.
  */
 import { isoTime, type SeriesPoint } from "../aggregate.ts";
 import { escapeHtml } from "./escape.ts";
-import { integer, percent, stepKeysOf, stepLabel } from "./format.ts";
+import { dollars, integer, percent } from "./format.ts";
+import { timeAxisSvg } from "./time-axis.ts";
 
 /** Most bars the chart draws; finer series are merged into wider bars. */
 export const maxChartBars = 120;
@@ -21,24 +23,19 @@ export interface ChartBar {
   end: number;
   calls: number;
   answered: number;
+  cost: number;
   steps: Record<string, number>;
 }
 
 const width = 960;
-const left = 56;
+const left = 64;
 const right = 16;
-const shareTop = 28;
-const shareHeight = 200;
-const availabilityTop = shareTop + shareHeight + 44;
+const costTop = 28;
+const costHeight = 120;
+const availabilityTop = costTop + costHeight + 36;
 const availabilityHeight = 90;
-const height = availabilityTop + availabilityHeight + 36;
+const height = availabilityTop + availabilityHeight + 48;
 const plotWidth = width - left - right;
-
-/** Colour of a step's bars (also used by the legend and tables). */
-export function stepColor(step: string): string {
-  if (step === "none") return "#c92a2a";
-  return ["#2f9e44", "#f59f00", "#e8590c", "#7048e8", "#1c7ed6"][Number(step)] ?? "#495057";
-}
 
 /** Merges series points into at most `maxChartBars` bars of whole multiples of `bucketMs`. */
 export function chartBars(points: readonly SeriesPoint[], bucketMs: number): ChartBar[] {
@@ -51,9 +48,17 @@ export function chartBars(points: readonly SeriesPoint[], bucketMs: number): Cha
   const bars = new Map<number, ChartBar>();
   for (const point of points) {
     const start = first + Math.floor((Date.parse(point.start) - first) / size) * size;
-    const bar = bars.get(start) ?? { start, end: start + size, calls: 0, answered: 0, steps: {} };
+    const bar = bars.get(start) ?? {
+      start,
+      end: start + size,
+      calls: 0,
+      answered: 0,
+      cost: 0,
+      steps: {},
+    };
     bar.calls += point.figures.calls;
     bar.answered += point.figures.answered;
+    bar.cost += point.figures.cost;
     for (const [step, calls] of Object.entries(point.figures.steps)) {
       bar.steps[step] = (bar.steps[step] ?? 0) + calls;
     }
@@ -69,35 +74,53 @@ export function renderChart(bars: readonly ChartBar[]): string {
   const first = bars[0]?.start ?? 0;
   const span = Math.max(1, (bars.at(-1)?.end ?? 1) - first);
   const x = (time: number) => left + ((time - first) / span) * plotWidth;
-  const steps = stepKeysOf(bars.map((bar) => bar.steps));
-  const parts: string[] = [];
-  parts.push(`<text class="panel-title" x="${left}" y="18">Share of calls per serving step</text>`);
+  const parts = costPanel(bars, x);
+  parts.push(...availabilityPanel(bars, x));
+  parts.push(
+    ...timeAxisSvg({
+      first,
+      end: first + span,
+      x,
+      y: availabilityTop + availabilityHeight,
+      left,
+      right: width - right,
+    }),
+  );
+  return `<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="Cost and availability over time" xmlns="http://www.w3.org/2000/svg">${parts.join("")}</svg>`;
+}
+
+/** A round top for the cost scale: 1, 2 or 5 times a power of ten, at least `value`. */
+export function niceCeiling(value: number): number {
+  if (!(value > 0)) return 1;
+  const power = 10 ** Math.floor(Math.log10(value));
+  return ([1, 2, 5, 10].find((factor) => factor * power >= value) ?? 10) * power;
+}
+
+function costPanel(bars: readonly ChartBar[], x: (time: number) => number): string[] {
+  const top = niceCeiling(Math.max(...bars.map((bar) => bar.cost)));
+  const parts = [`<text class="panel-title" x="${left}" y="18">Cost per bucket (USD)</text>`];
   for (const tick of [0, 0.5, 1]) {
-    const y = shareTop + shareHeight * (1 - tick);
+    const y = costTop + costHeight * (1 - tick);
     parts.push(`<line class="grid" x1="${left}" x2="${width - right}" y1="${y}" y2="${y}"/>`);
     parts.push(
-      `<text class="tick" x="${left - 6}" y="${y + 4}" text-anchor="end">${tick * 100}%</text>`,
+      `<text class="tick" x="${left - 6}" y="${y + 4}" text-anchor="end">${escapeHtml(costTick(top * tick))}</text>`,
     );
   }
   for (const bar of bars) {
     const x0 = x(bar.start);
     const barWidth = Math.max(0.5, x(bar.end) - x0 - (bars.length > 120 ? 0 : 1));
-    let stacked = 0;
-    for (const step of steps) {
-      const calls = bar.steps[step] ?? 0;
-      if (calls === 0) continue;
-      const share = calls / bar.calls;
-      const y = shareTop + shareHeight * (1 - stacked - share);
-      stacked += share;
-      const range = `${isoTime(bar.start)} – ${isoTime(bar.end)}`;
-      parts.push(
-        `<rect class="step-bar" data-step="${escapeHtml(step)}" data-start="${isoTime(bar.start)}" data-end="${isoTime(bar.end)}" data-calls="${bar.calls}" data-step-calls="${calls}" data-share="${share}" x="${fixed(x0)}" y="${fixed(y)}" width="${fixed(barWidth)}" height="${fixed(shareHeight * share)}" fill="${stepColor(step)}"><title>${range}\n${stepLabel(step)}: ${percent(share)} (${integer(calls)} of ${integer(bar.calls)} calls)</title></rect>`,
-      );
-    }
+    const barHeight = costHeight * (bar.cost / top);
+    parts.push(
+      `<rect class="cost-bar" data-start="${isoTime(bar.start)}" data-end="${isoTime(bar.end)}" data-calls="${bar.calls}" data-cost="${bar.cost}" x="${fixed(x0)}" y="${fixed(costTop + costHeight - barHeight)}" width="${fixed(barWidth)}" height="${fixed(barHeight)}"><title>${isoTime(bar.start)} – ${isoTime(bar.end)}\ncost ${dollars(bar.cost)} (${integer(bar.calls)} calls)</title></rect>`,
+    );
   }
-  parts.push(...availabilityPanel(bars, x));
-  parts.push(...timeAxis(bars));
-  return `<svg class="chart" viewBox="0 0 ${width} ${height}" width="${width}" height="${height}" role="img" aria-label="Step share over time and availability" xmlns="http://www.w3.org/2000/svg">${parts.join("")}</svg>`;
+  return parts;
+}
+
+/** `$0.05`, `$1.2`, `$0`: the cost scale's tick labels. */
+function costTick(value: number): string {
+  if (value === 0) return "$0";
+  return `$${Number(value.toPrecision(3))}`;
 }
 
 function availabilityPanel(bars: readonly ChartBar[], x: (time: number) => number): string[] {
@@ -135,18 +158,6 @@ function availabilityPanel(bars: readonly ChartBar[], x: (time: number) => numbe
     );
   });
   return parts;
-}
-
-function timeAxis(bars: readonly ChartBar[]): string[] {
-  const first = bars[0];
-  const last = bars.at(-1);
-  if (!first || !last) return [];
-  const y = availabilityTop + availabilityHeight + 18;
-  const label = (time: number) => isoTime(time).slice(5, 16).replace("T", " ");
-  return [
-    `<text class="tick" x="${left}" y="${y}">${label(first.start)} UTC</text>`,
-    `<text class="tick" x="${width - right}" y="${y}" text-anchor="end">${label(last.end)} UTC</text>`,
-  ];
 }
 
 function fixed(value: number): string {
