@@ -50,6 +50,7 @@ function buildSchema(z: typeof Zod) {
     gateway: name.min(1),
     route: name.min(1),
     mode: z.enum(["universal", "dynamic", "rest", "fetch"]),
+    endpoint: z.enum(["universal", "compat", "provider", "rest"]).optional(),
     step: count(eventLimits.maxStep).nullable(),
     provider: name.nullable(),
     model: name.nullable(),
@@ -134,6 +135,15 @@ function readEvent(value: unknown): CallEvent | null {
   const streamed = record.streamed === undefined ? false : record.streamed;
   if (typeof streamed !== "boolean") return null;
   const rejectedSteps = record.rejectedSteps;
+  const endpoint = record.endpoint;
+  if (
+    endpoint !== undefined &&
+    endpoint !== "universal" &&
+    endpoint !== "compat" &&
+    endpoint !== "provider" &&
+    endpoint !== "rest"
+  )
+    return null;
   const event: CallEvent = {
     time,
     id,
@@ -155,6 +165,7 @@ function readEvent(value: unknown): CallEvent | null {
     attempts: attempts as number,
     streamed,
   };
+  if (endpoint !== undefined) event.endpoint = endpoint;
   if (rejectedSteps !== undefined) {
     if (
       !Array.isArray(rejectedSteps) ||

@@ -18,6 +18,12 @@ export interface CallEvent {
    * `createGatewayFetch`, e.g. by the OpenAI SDK).
    */
   mode: "universal" | "dynamic" | "rest" | "fetch";
+  /**
+   * The endpoint that carried a `fetch` call, which `mode` does not say: `universal`, `compat`
+   * (`…/compat/…`), `provider` (a provider-native path) or `rest` (the REST API's `/ai/…`).
+   * Absent for the other modes, where it follows from `mode` (`stepwise report --by endpoint`).
+   */
+  endpoint?: CallEndpoint;
   /** 0-based index of the route step that served; null when no step served. */
   step: number | null;
   /** Provider and model that served (or the last one tried when the call failed). */
@@ -96,6 +102,9 @@ export interface CallEvent {
    */
   hedges?: HedgeRecord[];
 }
+
+/** The endpoints a call can go through, old generation (universal, compat) and new (rest). */
+export type CallEndpoint = "universal" | "compat" | "provider" | "rest";
 
 /** A step skipped or demoted before an attempt, as `skippedSteps` and `demotedSteps` list it. */
 export interface SteeredStepRecord {

@@ -117,6 +117,14 @@ export function createGatewayFetch(options: GatewayClientOptions): FetchFunction
         gateway,
         route: facts.route,
         mode: "fetch",
+        endpoint:
+          restPath !== undefined
+            ? "rest"
+            : path === ""
+              ? "universal"
+              : path!.startsWith("compat/")
+                ? "compat"
+                : "provider",
         step: errorCode === null ? (outcome.step ?? null) : null,
         provider,
         model,

@@ -9,6 +9,7 @@ import type { z } from "zod";
 import { findGatewayCredentialProblems, stepCredentialProblem } from "./credential-checks.ts";
 import type { CredentialSettings } from "./credential-paths.ts";
 import { findPolicyProblems } from "./policy-checks.ts";
+import { findUnsendableSettings } from "./unsendable-settings.ts";
 
 type Issue = { message: string; path: PropertyKey[] };
 type Loose = Record<string, unknown>;
@@ -142,6 +143,7 @@ export function findConfigProblems(input: unknown): Issue[] {
       issues.push(...findPolicyProblems(route, routeName, routePath));
     }
   });
+  issues.push(...findUnsendableSettings(input));
   return issues;
 }
 

@@ -10,8 +10,12 @@
  *   for every dimension, but the provider's `aiGatewayProvider` and `model` take "filter" only
  *   ("Available values: \"filter\""); metadata dimensions take "partition" and "filter".
  */
-import type { ConfigFinding } from "./findings.ts";
-import type { StepwiseConfig } from "./schema.ts";
+type Issue = { message: string; path: PropertyKey[] };
+type Loose = Record<string, unknown>;
+
+const asObject = (value: unknown): Loose =>
+  typeof value === "object" && value !== null && !Array.isArray(value) ? (value as Loose) : {};
+const asArray = (value: unknown): unknown[] => (Array.isArray(value) ? value : []);
 
 /** The Guardrails categories @pulumi/cloudflare 6.22.1 has a field for. */
 export const pulumiGuardrailCategories: ReadonlySet<string> = new Set([
@@ -21,33 +25,38 @@ export const pulumiGuardrailCategories: ReadonlySet<string> = new Set([
 
 const provider = "@pulumi/cloudflare 6.22.1";
 
-/** An error for every setting Pulumi would have to drop. */
-export function findUnsendableSettings(config: StepwiseConfig): ConfigFinding[] {
-  const findings: ConfigFinding[] = [];
-  config.gateways.forEach((gateway, gatewayIndex) => {
+/**
+ * An error for every setting Pulumi would have to drop. Runs on raw input (with the cross-field
+ * checks of `checks.ts`), so a gateway with some other mistake still has these reported.
+ */
+export function findUnsendableSettings(input: unknown): Issue[] {
+  const issues: Issue[] = [];
+  asArray(asObject(input).gateways).forEach((gatewayValue, gatewayIndex) => {
+    const gateway = asObject(gatewayValue);
     for (const phase of ["prompt", "response"] as const) {
-      for (const category of Object.keys(gateway.guardrails?.[phase] ?? {})) {
-        if (pulumiGuardrailCategories.has(category)) continue;
-        findings.push({
-          severity: "error",
+      for (const category of Object.keys(asObject(asObject(gateway.guardrails)[phase]))) {
+        if (pulumiGuardrailCategories.has(category) || !/^[ps][0-9]{1,2}$/.test(category)) {
+          continue; // a malformed code is the schema's to report
+        }
+        issues.push({
           path: ["gateways", gatewayIndex, "guardrails", phase, category],
           message: `${provider} cannot send Guardrails category "${category}" (it has fields for p1 and s1 to s13 only), so pulumi up would drop it: remove it here and set it in the dashboard`,
         });
       }
     }
-    (gateway.spendLimits ?? []).forEach((rule, ruleIndex) => {
+    asArray(gateway.spendLimits).forEach((ruleValue, ruleIndex) => {
+      const rule = asObject(ruleValue);
       for (const [field, dimension] of [
         ["providers", "provider"],
         ["models", "model"],
       ] as const) {
         if (rule[field] !== "split") continue;
-        findings.push({
-          severity: "error",
+        issues.push({
           path: ["gateways", gatewayIndex, "spendLimits", ruleIndex, field],
           message: `${provider} can send a spend limit's ${dimension} dimension only as a filter (a list of ${field}), not split by value, so pulumi up would drop it: list the ${field} the rule applies to, or split by a metadata key instead`,
         });
       }
     });
   });
-  return findings;
+  return issues;
 }

@@ -79,6 +79,10 @@ function inputLines(resource: PlannedResource): string[] {
     } else if (key === "elementsJson" && typeof value === "string") {
       const elements = JSON.parse(value) as unknown[];
       lines.push("elements:", ...elements.map((element) => `  ${elementLine(element)}`));
+    } else if (key === "spendLimits" && isRuleList(value)) {
+      lines.push("spendLimits:", ...value.rules.map((rule) => `  ${spendRuleLine(rule)}`));
+    } else if (key === "otels" && Array.isArray(value)) {
+      lines.push("otels:", ...value.map((exporter) => `  ${otelLine(exporter)}`));
     } else if (key === "bindings" && Array.isArray(value)) {
       lines.push("bindings:", ...value.map((binding) => `  ${bindingLine(binding)}`));
     } else {
@@ -113,6 +117,46 @@ function elementLine(raw: unknown): string {
   );
   const arrow = outputs.length > 0 ? ` → ${outputs.join(", ")}` : "";
   return `${element.id ?? "?"} ${element.type ?? "?"}${what}${settings.join("")}${arrow}`;
+}
+
+function isRuleList(value: unknown): value is { enabled: boolean; rules: unknown[] } {
+  const rules = (value as { rules?: unknown } | null)?.rules;
+  return Array.isArray(rules) && rules.length > 0;
+}
+
+interface Dimension {
+  mode?: string;
+  values?: unknown[];
+}
+
+/** `per-agent cost 5 per 86400s sliding provider=openai metadata.agent_id=split` */
+function spendRuleLine(raw: unknown): string {
+  const rule = raw as Record<string, unknown>;
+  const dimension = (name: string, value: unknown) => {
+    const { mode, values } = (value ?? {}) as Dimension;
+    return ` ${name}=${mode === "partition" ? "split" : (values ?? []).join(",")}`;
+  };
+  const parts = [
+    `${String(rule.id)} ${String(rule.limitType)} ${String(rule.limit)} per ${String(rule.window)}s ${String(rule.technique ?? "")}`.trimEnd(),
+  ];
+  if (rule.aiGatewayProvider !== undefined)
+    parts.push(dimension("provider", rule.aiGatewayProvider));
+  if (rule.model !== undefined) parts.push(dimension("model", rule.model));
+  for (const [key, value] of Object.entries((rule.metadata ?? {}) as Record<string, unknown>)) {
+    parts.push(dimension(`metadata.${key}`, value));
+  }
+  return parts.join("");
+}
+
+/** `https://otel.example.com/v1/traces json headers=x-team` (header values are not shown). */
+function otelLine(raw: unknown): string {
+  const { url, contentType, headers, authorization } = raw as Record<string, unknown>;
+  const names = Object.keys((headers ?? {}) as Record<string, unknown>);
+  const extra = [
+    names.length > 0 ? ` headers=${names.join(",")}` : "",
+    authorization === undefined ? "" : ` authorization=${String(authorization)}`,
+  ];
+  return `${String(url)} ${String(contentType ?? "json")}${extra.join("")}`;
 }
 
 /** `ROTATE_TOKEN secret_text [secret]`, `KEYS kv_namespace namespaceId=key-vault-kv-id` */

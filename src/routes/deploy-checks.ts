@@ -6,8 +6,11 @@
  * express (see `dynamic-settings.ts`) is a warning naming the setting and the route: the same
  * route would behave differently through the universal endpoint and through `dynamic/<route>`.
  */
+
+import { resolveCredentialPath } from "../config/credential-paths.ts";
 import type { ConfigFinding } from "../config/findings.ts";
 import type { GatewayConfig, StepwiseConfig } from "../config/schema.ts";
+import { gatewayCredentialSettings } from "./credential-listing.ts";
 import { isDynamicRoute } from "./dynamic.ts";
 import { droppedDynamicSettings } from "./dynamic-settings.ts";
 import { dynamicModelName } from "./elements.ts";
@@ -15,10 +18,14 @@ import { defaultChainName, routeChains } from "./policy.ts";
 
 /** Every finding about the config's dynamic routes, errors and warnings. */
 export function findDeployProblems(config: StepwiseConfig): ConfigFinding[] {
-  return config.gateways.flatMap((gateway, index) => gatewayFindings(gateway, index));
+  return config.gateways.flatMap((gateway, index) => gatewayFindings(config, gateway, index));
 }
 
-function gatewayFindings(gateway: GatewayConfig, gatewayIndex: number): ConfigFinding[] {
+function gatewayFindings(
+  config: StepwiseConfig,
+  gateway: GatewayConfig,
+  gatewayIndex: number,
+): ConfigFinding[] {
   const findings: ConfigFinding[] = [];
   const stored = new Set(gateway.byok?.providers ?? []);
   for (const [routeName, route] of Object.entries(gateway.routes)) {
@@ -42,10 +49,19 @@ function gatewayFindings(gateway: GatewayConfig, gatewayIndex: number): ConfigFi
       });
     }
     for (const [provider, stepPath] of missing) {
+      const path = resolveCredentialPath(
+        provider,
+        gatewayCredentialSettings(gateway, config),
+      )?.path;
+      // A path set on purpose (request keys, Unified Billing) is named: dynamic routes ignore it.
+      const chosen =
+        path === "request" || path === "unified-billing"
+          ? ` (its credentials are ${path}, which a dynamic route does not use: Cloudflare runs it with stored keys)`
+          : "";
       findings.push({
         severity: "error",
         path: [...stepPath, "provider"],
-        message: `route "${routeName}" is deployed as the dynamic route ${model}, which calls ${provider} with the key stored in gateway "${gateway.id}" (BYOK), and there is none: add ${provider} to gateways[${gatewayIndex}].byok.providers (its key: pulumi config set --secret --path 'stepwise:byokKeys.${provider}' <key>), ${keepUniversal}`,
+        message: `route "${routeName}" is deployed as the dynamic route ${model}, which calls ${provider} with the key stored in gateway "${gateway.id}" (BYOK), and there is none${chosen}: add ${provider} to gateways[${gatewayIndex}].byok.providers (its key: pulumi config set --secret --path 'stepwise:byokKeys.${provider}' <key>), ${keepUniversal}`,
       });
     }
     for (const dropped of droppedDynamicSettings(route)) {

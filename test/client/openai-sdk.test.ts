@@ -63,6 +63,7 @@ describe("the official OpenAI SDK through createGatewayFetch", () => {
       gateway: "chat-prod",
       route: "default",
       mode: "fetch",
+      endpoint: "compat",
       step: 1,
       provider: "openai",
       model: "gpt-4o-mini",

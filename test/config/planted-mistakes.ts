@@ -67,6 +67,9 @@ export const mistakeKinds = [
   "missingByokKey",
   "missingRotateToken",
   "retiredModel",
+  "unsendableGuardrail",
+  "byokOnlyWithUnifiedBilling",
+  "unifiedBillingUnauthenticated",
 ] as const;
 export type MistakeKind = (typeof mistakeKinds)[number];
 
@@ -264,6 +267,41 @@ export function plantMistakes(skeleton: Skeleton, mistakes: readonly Mistake[]):
           },
         };
         for (const user of users) expected.push(`${stepsPath(user.g, user.r)}[${user.s}].model`);
+        break;
+      }
+      case "unsendableGuardrail": {
+        // A Guardrails category @pulumi/cloudflare 6.22.1 has no field for.
+        const g = pick % gateways.length;
+        gateways[g]!.guardrails = { prompt: { s14: "block" } };
+        expected.push(`gateways[${g}].guardrails.prompt.s14`);
+        break;
+      }
+      case "byokOnlyWithUnifiedBilling": {
+        // On an authenticated gateway (so Unified Billing itself is fine), for a provider no step
+        // uses (so no step's key changes): byokOnly forbids the fallback the gateway asks for.
+        const authenticated = gateways.flatMap((gateway, g) =>
+          gateway.authentication === true ? [g] : [],
+        );
+        const g = pickOf(authenticated, pick);
+        if (g === undefined) continue;
+        gateways[g]!.byokOnly = true;
+        gateways[g]!.providerCredentials = {
+          ...(gateways[g]!.providerCredentials as Json | undefined),
+          grok: "unified-billing",
+        };
+        expected.push(`gateways[${g}].byokOnly`);
+        break;
+      }
+      case "unifiedBillingUnauthenticated": {
+        // Unified Billing needs an authenticated gateway; again for a provider no step uses.
+        const open = gateways.flatMap((gateway, g) => (gateway.authentication !== true ? [g] : []));
+        const g = pickOf(open, pick);
+        if (g === undefined) continue;
+        gateways[g]!.providerCredentials = {
+          ...(gateways[g]!.providerCredentials as Json | undefined),
+          "google-ai-studio": "unified-billing",
+        };
+        expected.push(`gateways[${g}].providerCredentials.google-ai-studio`);
         break;
       }
     }

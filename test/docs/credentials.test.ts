@@ -7,7 +7,7 @@
  */
 import { writeFile } from "node:fs/promises";
 import path from "node:path";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import { parseConfig, readConfigInput } from "../../src/config/index.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import {
@@ -18,6 +18,7 @@ import {
   makeSandbox,
   runDocumented,
   type Sandbox,
+  startDocumented,
 } from "./documented.ts";
 
 const page = "docs/credentials.md";
@@ -124,5 +125,34 @@ describe("docs/credentials.md: the example in the emulator (what `stepwise dev` 
     const response = await chat("research");
     expect(response.status).toBe(200);
     expect(emulator.logs("research").at(-1)?.wholesale).toBe(true);
+  });
+});
+
+const curlTo = {
+  support: documented(
+    'curl -s -X POST "$STEPWISE_AI_URL/chat/completions" --header "Authorization: Bearer stepwise-dev-token" --header "cf-aig-gateway-id: support" --header "Content-Type: application/json" --data \'{"model": "openai/gpt-4o-mini", "messages": [{"role": "user", "content": "What is Cloudflare?"}]}\'',
+  ),
+  research: documented(
+    'curl -s -X POST "$STEPWISE_AI_URL/chat/completions" --header "Authorization: Bearer stepwise-dev-token" --header "cf-aig-gateway-id: research" --header "Content-Type: application/json" --data \'{"model": "openai/gpt-4o-mini", "messages": [{"role": "user", "content": "What is Cloudflare?"}]}\'',
+  ),
+};
+
+describe("docs/credentials.md: the example in stepwise dev, as written", () => {
+  it("refuses the key-less call to the byokOnly gateway (400) and serves it on Unified Billing", async () => {
+    // `--port 0`: the test listens on a port chosen at run time, never on the fixed 8787.
+    const dev = startDocumented(documented("npx stepwise dev --stack credentials"), {
+      sandbox,
+      append: "--port 0",
+    });
+    onTestFinished(() => dev.stop().then(() => undefined));
+    const [, aiUrl] = await dev.waitFor(/AI REST API\s+(\S+)/);
+    const env = { STEPWISE_AI_URL: aiUrl! };
+    const refused = await runDocumented(curlTo.support, { sandbox, env });
+    expect(refused.code, refused.output).toBe(0);
+    // Changelog 2026-09-14: "Requests without applicable credentials then return an HTTP `400`".
+    expect(JSON.parse(refused.stdout)).toMatchObject({ httpCode: 400, error: [{ code: 2014 }] });
+    const served = await runDocumented(curlTo.research, { sandbox, env });
+    expect(served.code, served.output).toBe(0);
+    expect(JSON.parse(served.stdout)).toMatchObject({ object: "chat.completion" });
   });
 });

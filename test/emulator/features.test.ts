@@ -89,6 +89,33 @@ describe("gateway features", () => {
     expect((await send(url, single, cost)).response.status).toBe(200);
   });
 
+  it("keeps one budget per metadata value for a config rule split by it (spend-limits.mdx)", async () => {
+    // features/spend-limits.mdx: "if you pass in `agent_id`, splitting by `agent_id` gives every
+    // agent its own budget."
+    const split = testConfig([
+      {
+        id: "agents",
+        spendLimits: [
+          { id: "per-agent", limit: 1, windowSeconds: 60, metadata: { agent_id: "split" } },
+        ],
+        routes: { default: [{ provider: "openai", model: "gpt-4o-mini" }] },
+      },
+    ]);
+    ({ emulator } = await emulatorWith({ config: split }));
+    expect(emulator.state.gateways.get("agents")?.settings.spend_limits?.rules[0]).toMatchObject({
+      metadata: { agent_id: { mode: "partition" } },
+    });
+    const url = emulator.gatewayUrl("agents");
+    const as = (agent: string) => ({
+      "cf-aig-custom-cost": JSON.stringify({ total_cost: 1 }),
+      "cf-aig-metadata": JSON.stringify({ agent_id: agent }),
+    });
+    const body = universalBody(split, "agents");
+    expect((await send(url, body, as("agent_1"))).response.status).toBe(200);
+    expect((await send(url, body, as("agent_1"))).response.status).toBe(429);
+    expect((await send(url, body, as("agent_2"))).response.status).toBe(200);
+  });
+
   it("does not log when the gateway or the request says so", async () => {
     emulator = (await emulatorWith({ config })).emulator;
     await send(emulator.gatewayUrl("quiet"), universalBody(config, "quiet"));

@@ -27,7 +27,7 @@
  * control characters are written as visible escapes.
  */
 import { allDimensions, type GroupKey, type GroupRow } from "../aggregate.ts";
-import { isMetadataDimension } from "../dimensions.ts";
+import { type Dimension, isMetadataDimension } from "../dimensions.ts";
 import type { Figures } from "../figures.ts";
 import type { Report } from "../report.ts";
 import { emptyExplainCells, explainCsvColumns, explainRows } from "./explain-csv.ts";
@@ -79,7 +79,9 @@ export const costDecimals = 8;
 /** Renders the report as CSV (header line first, `\n` line endings). */
 export function renderCsv(report: Report): string {
   const metadata = report.dimensions.filter(isMetadataDimension);
-  const dimensions = [...allDimensions, ...metadata];
+  // The endpoint column is there when the report groups by it, before the metadata keys.
+  const endpoint: Dimension[] = report.dimensions.includes("endpoint") ? ["endpoint"] : [];
+  const dimensions: Dimension[] = [...allDimensions, ...endpoint, ...metadata];
   const header = [
     ...csvColumns.slice(0, 4),
     ...dimensions,

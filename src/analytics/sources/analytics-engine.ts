@@ -122,6 +122,7 @@ export function rowToEvent(
     gateway: point.gateway,
     route: point.route,
     mode: eventMode(point, columns),
+    ...endpointOfPoint(point, columns),
     step: point.step,
     provider: point.provider,
     model: point.model,
@@ -207,4 +208,11 @@ function invalidExport(path: string, why: string, cause?: unknown): AnalyticsErr
       "FORMAT JSON (the default), FORMAT JSONEachRow, or CSV with a header row.",
     cause,
   });
+}
+
+/** The endpoint of a provider-native or compat point (a `fetch` event), for `--by endpoint`. */
+function endpointOfPoint(point: CallPoint, columns: CallPointRow): Pick<CallEvent, "endpoint"> {
+  // Universal and dynamic points say it with their mode already.
+  if (!columns[callPointColumns.mode]) return {};
+  return point.mode === "provider" || point.mode === "compat" ? { endpoint: point.mode } : {};
 }

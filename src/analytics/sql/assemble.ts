@@ -161,8 +161,8 @@ export function bucketIso(seconds: number): string {
 export function withStepAndRoute(dimensions: readonly Dimension[]): Dimension[] {
   const wanted = new Set<Dimension>([...dimensions, "gateway", "route", "step"]);
   return [
-    ...(["gateway", "route", "step", "provider", "model"] as const).filter((dimension) =>
-      wanted.has(dimension),
+    ...(["gateway", "route", "step", "provider", "model", "endpoint"] as const).filter(
+      (dimension) => wanted.has(dimension),
     ),
     ...[...wanted].filter(isMetadataDimension).sort(),
   ];

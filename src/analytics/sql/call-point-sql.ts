@@ -90,6 +90,10 @@ export function dimensionExpression(dimension: Dimension): string {
       "''",
     );
   }
+  // The Worker writes `dynamic` for a compat call to `dynamic/<route>`; the endpoint is compat.
+  if (dimension === "endpoint") {
+    return `if(${column.mode} = 'dynamic', 'compat', ${column.mode})`;
+  }
   const fields: Record<FieldDimension, string> = {
     gateway: column.gateway,
     route: column.route,

@@ -19,6 +19,8 @@ const dimensionSets: Record<string, Dimension[]> = {
   gateway: ["gateway"],
   provider: ["provider"],
   model: ["provider", "model"],
+  // Each route's generations side by side: universal, compat, REST.
+  endpoint: ["gateway", "route", "endpoint"],
 };
 
 const examples = `
@@ -70,7 +72,7 @@ export function reportCommand(dependencies: ReportCommandDependencies = {}): Com
     .option("--route <name>", "only this route (repeatable)", collect, [])
     .option(
       "--by <dimensions>",
-      "group by step|provider|model|route|gateway|metadata.<key> (comma list)",
+      "group by step|provider|model|route|gateway|endpoint|metadata.<key> (comma list; endpoint: universal, compat, provider or rest)",
       "step",
     )
     .option("--since <time>", "window start: ISO time, date, or a duration back from now (24h)")
@@ -182,7 +184,7 @@ export function parseDimensions(text: string): Dimension[] {
     const set = dimensionSets[item];
     if (!set)
       throw invalid(
-        `--by "${item}" is not a dimension. Use step, provider, model, route, gateway or metadata.<key> (a comma list groups by several).`,
+        `--by "${item}" is not a dimension. Use step, provider, model, route, gateway, endpoint or metadata.<key> (a comma list groups by several).`,
       );
     for (const dimension of set) wanted.add(dimension);
   }
