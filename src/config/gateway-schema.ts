@@ -4,7 +4,13 @@
  * providers and its routes. Part of the one config schema (`schema.ts`).
  */
 import * as z from "zod";
-import { backoffSchema, cacheTtlSchema, providerSlugSchema } from "./field-schemas.ts";
+import {
+  backoffSchema,
+  byokSchema,
+  cacheTtlSchema,
+  gatewayIdSchema,
+  providerSlugSchema,
+} from "./field-schemas.ts";
 import { routeNameSchema, routeSchema } from "./route-schema.ts";
 
 export const spendLimitSchema = z.strictObject({
@@ -18,9 +24,7 @@ export const spendLimitSchema = z.strictObject({
 });
 
 export const gatewaySchema = z.strictObject({
-  id: z.string().regex(/^[a-z0-9-]{1,64}$/, {
-    error: "gateway ids use lowercase letters, digits and hyphens, at most 64 characters",
-  }),
+  id: gatewayIdSchema,
   authentication: z.boolean().default(false),
   cache: z
     .strictObject({
@@ -71,18 +75,8 @@ export const gatewaySchema = z.strictObject({
     .array(spendLimitSchema)
     .max(20, { error: "at most 20 spend limit rules per gateway" })
     .optional(),
-  /**
-   * Providers whose keys are stored in the gateway (BYOK: a Secrets Store secret
-   * `{gateway}_{provider}_default` and a provider config), which dynamic routes need. The keys
-   * themselves are Pulumi secrets (`byokKeys.<provider>`).
-   */
-  byok: z
-    .strictObject({
-      providers: z
-        .array(providerSlugSchema)
-        .min(1, { error: "byok.providers lists at least one provider; remove byok otherwise" }),
-    })
-    .optional(),
+  /** The providers whose keys the gateway stores (see `byokSchema`). */
+  byok: byokSchema,
   routes: z
     .record(routeNameSchema, routeSchema)
     .refine((routes) => Object.keys(routes).length > 0, {
