@@ -5,7 +5,13 @@
  */
 import * as z from "zod";
 import { credentialPathSchema } from "./credential-paths.ts";
-import { backoffSchema, cacheTtlSchema, providerSlugSchema } from "./field-schemas.ts";
+import {
+  backoffSchema,
+  byokSchema,
+  cacheTtlSchema,
+  gatewayIdSchema,
+  providerSlugSchema,
+} from "./field-schemas.ts";
 import { dlpSchema, guardrailsSchema, otelExporterSchema } from "./gateway-features-schema.ts";
 import { routeNameSchema, routeSchema } from "./route-schema.ts";
 
@@ -38,9 +44,7 @@ export const spendLimitSchema = z.strictObject({
 });
 
 export const gatewaySchema = z.strictObject({
-  id: z.string().regex(/^[a-z0-9-]{1,64}$/, {
-    error: "gateway ids use lowercase letters, digits and hyphens, at most 64 characters",
-  }),
+  id: gatewayIdSchema,
   authentication: z.boolean().default(false),
   cache: z
     .strictObject({
@@ -97,18 +101,8 @@ export const gatewaySchema = z.strictObject({
     .array(spendLimitSchema)
     .max(20, { error: "at most 20 spend limit rules per gateway" })
     .optional(),
-  /**
-   * Providers whose keys are stored in the gateway (BYOK: a Secrets Store secret
-   * `{gateway}_{provider}_default` and a provider config), which dynamic routes need. The keys
-   * themselves are Pulumi secrets (`byokKeys.<provider>`).
-   */
-  byok: z
-    .strictObject({
-      providers: z
-        .array(providerSlugSchema)
-        .min(1, { error: "byok.providers lists at least one provider; remove byok otherwise" }),
-    })
-    .optional(),
+  /** The providers whose keys the gateway stores (see `byokSchema`). */
+  byok: byokSchema,
   /**
    * How keys reach this gateway's providers, unless `providerCredentials` or `byok.providers`
    * says otherwise: `worker` (the companion Worker puts them on the request), `byok` (stored in

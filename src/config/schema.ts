@@ -13,7 +13,7 @@
  */
 import * as z from "zod";
 import { checkConfig } from "./checks.ts";
-import { providerSlugSchema, secretStringSchema } from "./field-schemas.ts";
+import { accountIdSchema, providerSlugSchema, secretStringSchema } from "./field-schemas.ts";
 import { gatewaySchema } from "./gateway-schema.ts";
 import { modelKeySchema, priceSchema } from "./price-schema.ts";
 import { keySettingsSchema, workerSettingsSchema } from "./worker-settings-schema.ts";
@@ -42,11 +42,7 @@ export {
 } from "./worker-settings-schema.ts";
 
 export const configShapeSchema = z.strictObject({
-  accountId: z
-    .string({ error: "accountId is required: your 32-character Cloudflare account id" })
-    .regex(/^[0-9a-f]{32}$/, {
-      error: "accountId must be the 32 lowercase hex characters of your Cloudflare account id",
-    }),
+  accountId: accountIdSchema,
   gateways: z.array(gatewaySchema).min(1, { error: "declare at least one gateway" }),
   models: z.record(modelKeySchema, priceSchema).default({}),
   keys: keySettingsSchema.prefault({}),

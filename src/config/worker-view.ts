@@ -18,20 +18,14 @@
 import * as z from "zod";
 import { documentIssues } from "./document.ts";
 import { ConfigError } from "./errors.ts";
-import { cacheTtlSchema } from "./field-schemas.ts";
-import {
-  configShapeSchema,
-  gatewaySchema,
-  keySettingsSchema,
-  modelKeySchema,
-  priceSchema,
-  workerSettingsSchema,
-} from "./schema.ts";
+// The parts of the config schema the view repeats, from their own files: schema.ts would bring the
+// whole config's schema and checks into the Worker bundle.
+import { accountIdSchema, byokSchema, cacheTtlSchema, gatewayIdSchema } from "./field-schemas.ts";
+import { modelKeySchema, priceSchema } from "./price-schema.ts";
+import { keySettingsSchema, workerSettingsSchema } from "./worker-settings-schema.ts";
 
 /** The view's format version. A Worker refuses a view of another version with a clear error. */
 export const workerViewVersion = 1;
-
-const gatewayIdSchema = gatewaySchema.shape.id;
 
 /**
  * What the Worker knows of a gateway: its id (the proxy's path check), its BYOK providers, and
@@ -40,7 +34,7 @@ const gatewayIdSchema = gatewaySchema.shape.id;
  */
 export const workerViewGatewaySchema = z.strictObject({
   id: gatewayIdSchema,
-  byok: gatewaySchema.shape.byok,
+  byok: byokSchema,
   cache: z
     .strictObject({
       ttl: cacheTtlSchema,
@@ -54,7 +48,7 @@ export const workerViewSchema = z
     version: z.literal(workerViewVersion, {
       error: `version must be ${workerViewVersion}: this Worker reads worker views of version ${workerViewVersion}; deploy the Worker and its STEPWISE_CONFIG together (pulumi up), or rebuild the variable with workerViewText(config)`,
     }),
-    accountId: configShapeSchema.shape.accountId,
+    accountId: accountIdSchema,
     gateways: z.array(workerViewGatewaySchema).min(1, { error: "list at least one gateway" }),
     /** Prices per million tokens of the models of every provider the Worker can serve. */
     models: z.record(modelKeySchema, priceSchema.pick({ input: true, output: true })),

@@ -81,7 +81,8 @@ export async function startLocalSystem(options: StartLocalSystemOptions): Promis
       GATEWAY_URL: emulator.url,
       STEPWISE_CONFIG: workerConfig,
       CLOUDFLARE_API_URL: emulator.restUrl,
-      SECRETS_STORE_TOKEN: randomBytes(24).toString("base64url"),
+      // The emulator's REST API takes its gateway token as the Cloudflare API token.
+      SECRETS_STORE_TOKEN: emulator.gatewayToken,
       BYOK_STORE_ID: byokGateway === undefined ? "" : await storeIdOf(emulator, byokGateway.id),
     });
     const running = worker;
@@ -162,7 +163,7 @@ export async function startLocalSystem(options: StartLocalSystemOptions): Promis
 
 /** The gateway's Secrets Store, read with the `cloudflare` SDK as on Cloudflare. */
 async function storeIdOf(emulator: Emulator, gatewayId: string): Promise<string> {
-  const client = new Cloudflare({ apiToken: "local", baseURL: emulator.restUrl });
+  const client = new Cloudflare({ apiToken: emulator.gatewayToken, baseURL: emulator.restUrl });
   const gateway = await client.aiGateway.get(gatewayId, { account_id: emulator.accountId });
   return (gateway as { store_id?: string | null }).store_id ?? "";
 }

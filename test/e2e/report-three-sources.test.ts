@@ -92,7 +92,7 @@ describe("one run reported from the events, the gateway logs and Analytics Engin
       gatewayLogsSource({
         accountId: config.accountId,
         gatewayId: "chat-prod",
-        apiToken: "local",
+        apiToken: emulator.gatewayToken,
         baseURL: emulator.restUrl,
         perPage: 5,
       }),

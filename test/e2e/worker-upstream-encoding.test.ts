@@ -1,9 +1,9 @@
 /**
- * Content codings over real sockets (issue #23): the deployed bundle in workerd in front of a bare
+ * Content codings and framing over real sockets (issue #23): the deployed bundle in workerd in front of a bare
  * Node server standing for the gateway, which repeats the key it was sent in a body encoded as the
  * call asks. workerd's fetch decodes exactly `gzip` and `br`, so those answers are scrubbed; any
  * other coding reaches the Worker still encoded and is refused with a 502, never passed on for
- * the app's client to decode.
+ * the app's client to decode. An answer with two `Content-Length` headers is a JSON 502.
  */
 import http from "node:http";
 import type { AddressInfo } from "node:net";
@@ -47,6 +47,14 @@ beforeAll(async () => {
   gateway = http.createServer((request, response) => {
     request.resume();
     request.on("end", () => {
+      if (request.headers["x-test-lengths"] !== undefined) {
+        // Two Content-Length headers (RFC 9112 §6.3: a message to treat as unrecoverable).
+        const [first, second] = String(request.headers["x-test-lengths"]).split(",");
+        request.socket.end(
+          `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${first}\r\ncontent-length: ${second}\r\n\r\n{"ok":true}`,
+        );
+        return;
+      }
       acceptEncodings.push(request.headers["accept-encoding"]);
       const encoding = String(request.headers["x-test-encoding"] ?? "gzip");
       const text = JSON.stringify({
@@ -88,7 +96,10 @@ afterAll(async () => {
 });
 
 /** A compat call whose (fake) gateway answers in `encoding`; the body as raw bytes. */
-async function chat(encoding: string): Promise<{ status: number; text: string }> {
+async function chat(
+  encoding: string,
+  extra: Record<string, string> = {},
+): Promise<{ status: number; type: string; text: string }> {
   const { request } = await import("node:http");
   const url = new URL(`${worker.url}/v1/${config.accountId}/chat-prod/compat/chat/completions`);
   const body = JSON.stringify({ model: "openai/gpt-4o-mini", messages: [] });
@@ -103,13 +114,18 @@ async function chat(encoding: string): Promise<{ status: number; text: string }>
           "cf-aig-authorization": `Bearer ${appToken}`,
           "accept-encoding": "identity",
           "x-test-encoding": encoding,
+          ...extra,
         },
       },
       (response) => {
         const chunks: Buffer[] = [];
         response.on("data", (chunk: Buffer) => chunks.push(chunk));
         response.on("end", () =>
-          resolve({ status: response.statusCode ?? 0, text: Buffer.concat(chunks).toString() }),
+          resolve({
+            status: response.statusCode ?? 0,
+            type: String(response.headers["content-type"] ?? ""),
+            text: Buffer.concat(chunks).toString(),
+          }),
         );
         response.on("error", reject);
       },
@@ -133,5 +149,14 @@ describe("the Worker in workerd, in front of a gateway that answers encoded", ()
       expect(JSON.parse(answer.text)).toMatchObject({ error: { code: "unsupported_encoding" } });
     }
     expect(new Set(acceptEncodings)).toEqual(new Set(["identity"]));
+  }, 60_000);
+
+  it("an answer with two Content-Length headers is a JSON 502, never a plain 500", async () => {
+    for (const lengths of ["11,11", "11,14"]) {
+      const answer = await chat("gzip", { "x-test-lengths": lengths });
+      expect({ lengths, status: answer.status }).toEqual({ lengths, status: 502 });
+      expect(answer.type).toContain("application/json");
+      expect(JSON.parse(answer.text)).toMatchObject({ error: { code: expect.any(String) } });
+    }
   }, 60_000);
 });

@@ -89,3 +89,23 @@ describe("a cached answer never carries a retired key to an app", () => {
     expect(hit.text).toContain("[redacted]");
   });
 });
+
+describe("without the list of secrets", () => {
+  it("an answer is not passed on unchecked: a JSON 503, with no key in it", async () => {
+    const harness = createHarness({ gateway: cachingEchoGateway() });
+    await harness.rotate("openai", openaiKeys[0]!);
+    const app = await harness.createApp();
+    await harness.advance(2_000);
+    // KV fails for a provider this call does not use: its pool is read, the list of secrets not.
+    const kv = harness.env.KEYS;
+    const read = kv.get.bind(kv);
+    kv.get = (name, type) =>
+      name === "current:google-ai-studio"
+        ? Promise.reject(new Error("KV is down"))
+        : read(name, type);
+    const response = await harness.call("POST", compatPath, { token: app.token, body: question });
+    expect(response.status).toBe(503);
+    expect(response.json()).toMatchObject({ error: { code: "key_store_unavailable" } });
+    expect(response.text).not.toContain(openaiKeys[0]);
+  });
+});

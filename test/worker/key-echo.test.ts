@@ -129,3 +129,42 @@ describe("nothing secret leaves the proxy", () => {
     });
   }
 });
+
+describe("a key split across two SSE delta events (issue #23)", () => {
+  it("never reaches the app, on the compat path", async () => {
+    const harness = createHarness({
+      gateway: (call) => {
+        const key = call.headers.authorization?.replace(/^Bearer /, "") ?? "";
+        const event = (content: string) =>
+          `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content } }] })}\n\n`;
+        const pieces = [
+          event("key: "),
+          event(key.slice(0, 8)),
+          event(key.slice(8)),
+          "data: [DONE]\n\n",
+        ];
+        return new Response(
+          new ReadableStream({
+            pull(controller) {
+              const next = pieces.shift();
+              if (next === undefined) controller.close();
+              else controller.enqueue(new TextEncoder().encode(next));
+            },
+          }),
+          { headers: { "content-type": "text/event-stream" } },
+        );
+      },
+    });
+    await harness.rotate("openai", keys.openai);
+    const app = await harness.createApp();
+    await harness.advance(2_000);
+    const response = await harness.call("POST", `/v1/${accountId}/chat/compat/chat/completions`, {
+      token: app.token,
+      body: { model: "openai/gpt-4o-mini", stream: true },
+    });
+    expect(response.text).not.toContain(keys.openai.slice(0, 8));
+    expect(response.text).not.toContain(keys.openai.slice(8));
+    expect(response.text).toContain("[redacted]");
+    expect(response.text.endsWith("data: [DONE]\n\n")).toBe(true);
+  });
+});

@@ -28,6 +28,11 @@ export const unwantedWorkerInputs: readonly { readonly pattern: RegExp; readonly
       what: "the config parser (the Worker reads only its view: src/config/worker-view.ts)",
     },
     {
+      pattern:
+        /^src\/config\/(schema|checks|policy-checks|policy-schema|route-schema|gateway-schema)\.ts$/,
+      what: "the whole config's schema and checks (the view takes its few fields from field-schemas.ts)",
+    },
+    {
       pattern: /^node_modules\/zod\/v4\/locales\/(?!en\.js$)/,
       what: 'zod\'s translations (a file imports `{ z } from "zod"`: write `import * as z from "zod"`)',
     },

@@ -82,6 +82,7 @@ export function devCommand(dependencies: DevDependencies = {}): Command {
         `$STEPWISE_GATEWAY_TOKEN, else the config's plain gatewayToken, else "${defaultGatewayToken}".`,
         "The REST API (/client/v4/accounts/<account>/ai/...) takes the same token as",
         "Authorization: Bearer <token>; the gateway comes from cf-aig-gateway-id, else default.",
+        "So do the settings API (/client/v4/accounts/<account>/ai-gateway/...) and the Secrets Store.",
         "",
         "Examples:",
         "  stepwise dev",

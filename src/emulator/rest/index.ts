@@ -5,13 +5,17 @@
  * that holds BYOK keys, in the Cloudflare API envelope, enough for the official `cloudflare` SDK
  * (pointed at the emulator with `baseURL`) to manage them.
  *
- * Any `Authorization` (or `X-Auth-Key`) header is accepted; without one the answer is
- * Cloudflare's 400 (code 9106). The account must be the config's `accountId`.
+ * The caller authenticates as on Cloudflare, with an API token: here the emulator's gateway token
+ * (what `stepwise dev` prints), in `Authorization: Bearer` (or `X-Auth-Key`), compared in constant
+ * time. Without one the answer is Cloudflare's 400 (code 9106), with another token 401 (code
+ * 10000): a local process that does not hold the token cannot read logs or change gateway
+ * settings. The account must be the config's `accountId`.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
 import { RestRequestError, restErrorCodes } from "../errors.ts";
 import { headerValue, sendJson } from "../http/io.ts";
 import { Router } from "../http/router.ts";
+import { tokenMatches } from "../request/gateway-call.ts";
 import type { EmulatorServices } from "../services.ts";
 import {
   createDataset,
@@ -125,11 +129,21 @@ export async function handleRest(
       `Method ${request.method} not allowed; use ${found.allowed.join(", ")}`,
     );
   }
-  if (!headerValue(request, "authorization") && !headerValue(request, "x-auth-key")) {
+  const given = ["authorization", "x-auth-key"]
+    .map((name) => headerValue(request, name))
+    .filter((value) => value !== undefined && value !== "");
+  if (given.length === 0) {
     throw new RestRequestError(
       400,
       restErrorCodes.missingAuth,
-      "Missing X-Auth-Key, X-Auth-Email or Authorization headers",
+      "Missing X-Auth-Key, X-Auth-Email or Authorization headers: send Authorization: Bearer <token> (the emulator's gateway token, which stepwise dev prints).",
+    );
+  }
+  if (!given.some((value) => tokenMatches(value ?? "", services.gatewayToken))) {
+    throw new RestRequestError(
+      401,
+      restErrorCodes.authenticationError,
+      "Authentication error: the API token is not valid here (the emulator accepts its gateway token, which stepwise dev prints).",
     );
   }
   const { params, handler } = found.match;

@@ -172,6 +172,7 @@ export async function forward(request: ForwardRequest, context: HandlerContext):
         body: readsUsage ? copy : null,
       }),
     readsUsage ? usageCopyBytes : 0,
+    type.includes("text/event-stream"),
   );
   return new Response(body, init);
 }

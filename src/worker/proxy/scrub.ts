@@ -1,68 +1,39 @@
 /**
  * @module
  * Keeps secrets out of what the proxy returns. Whatever the upstream wrote (a 401 that repeats
- * the key, a debugging header, a stream that echoes it), every occurrence of a secret the Worker
- * holds for this call (the injected provider keys, the app's token, the gateway token) in the
- * response headers or body becomes `[redacted]`. The body is scrubbed as it streams: when a
- * chunk ends with bytes that could begin a secret, those bytes (only those) are held back until
- * the next one, so a secret split across chunks is caught too, and every other chunk passes on
- * whole at once (a stream's events are not delayed to the next one). The JSON-escaped and URL-encoded spellings of a secret are caught as well.
+ * the key, a debugging header, a stream that echoes it, a cached answer from before a rotation),
+ * every spelling of a secret the Worker knows (`secret-spellings.ts`: as written, JSON-escaped,
+ * percent-encoded, hex, base64, UTF-16…) in the response headers or body becomes `[redacted]`.
+ *
+ * The body is scrubbed as it streams: when a chunk ends with bytes that could begin a spelling of
+ * a secret, those bytes (only those, never more than the longest spelling less one) are held back
+ * until the next chunk, so a secret split across chunks is caught too, and every other chunk
+ * passes on whole at once. A stream of events (`text/event-stream`) is scrubbed event by event
+ * (`sse-scrub.ts`), so a secret split across two events' deltas is caught as well.
  */
+import { SecretMatcher } from "./secret-matcher.ts";
+import { EventStreamScrubber } from "./sse-scrub.ts";
 
 /** What replaces a secret. */
 export const redacted = "[redacted]";
 
-const encoder = new TextEncoder();
-/** Bytes as characters one to one, so an ASCII secret is found wherever its bytes are. */
-const latin1 = new TextDecoder("latin1");
-const redactedBytes = encoder.encode(redacted);
+const redactedBytes = new TextEncoder().encode(redacted);
 
 /** Scrubs the secrets of one call. */
 export class SecretScrubber {
-  readonly #texts: readonly string[];
-  #patternBytes: readonly Uint8Array[] | undefined;
-  #longestBytes = 0;
+  readonly matcher: SecretMatcher;
 
   constructor(secrets: readonly (string | undefined)[]) {
-    const spellings = new Set<string>();
-    for (const secret of secrets) {
-      if (secret === undefined || secret.length < 4) continue;
-      spellings.add(secret);
-      spellings.add(JSON.stringify(secret).slice(1, -1));
-      spellings.add(JSON.stringify(secret).slice(1, -1).replaceAll("/", "\\/"));
-      spellings.add(encodeURIComponent(secret));
-    }
-    // Longest first, so a spelling that contains another is replaced whole.
-    this.#texts = [...spellings].sort((a, b) => b.length - a.length);
-  }
-
-  /** The spellings as bytes, for scanning a stream (secrets are ASCII: one byte a character). */
-  get #patterns(): readonly Uint8Array[] {
-    if (this.#patternBytes === undefined) {
-      this.#patternBytes = this.#texts.map((text) => encoder.encode(text));
-      this.#longestBytes = Math.max(0, ...this.#patternBytes.map((pattern) => pattern.byteLength));
-    }
-    return this.#patternBytes;
-  }
-
-  get #longest(): number {
-    return this.#patterns.length === 0 ? 0 : this.#longestBytes;
+    this.matcher = new SecretMatcher(secrets);
   }
 
   /** Text with every secret replaced. */
   text(value: string): string {
-    let result = value;
-    for (const text of this.#texts) {
-      if (result.includes(text)) result = result.replaceAll(text, redacted);
-    }
-    return result;
+    return this.matcher.replace(value, redacted);
   }
 
   /** A whole body with every secret replaced (the same array when there is none). */
   bytes(body: Uint8Array): Uint8Array {
-    // The common case, no secret in the body, is one native search per spelling.
-    const text = latin1.decode(body);
-    if (!this.#texts.some((secret) => text.includes(secret))) return body;
     return this.#scrubBytes(body, true).out;
   }
 
@@ -74,17 +45,24 @@ export class SecretScrubber {
   }
 
   /**
-   * The body with every secret replaced, streamed. `onEnd` runs once when the body ends, fails
-   * or is cancelled by the reader, with up to `keepBytes` of the scrubbed output (for reading
-   * usage), or null when the body was longer.
+   * The body with every secret replaced, streamed; `events`: a stream of server-sent events,
+   * scrubbed event by event. `onEnd` runs once when the body ends, fails or is cancelled by the
+   * reader, with up to `keepBytes` of the scrubbed output (for reading usage), or null when the
+   * body was longer.
    */
   stream(
     body: ReadableStream<Uint8Array>,
     onEnd: (outcome: { copy: Uint8Array | null; failed: boolean }) => void,
     keepBytes = 0,
+    events = false,
   ): ReadableStream<Uint8Array> {
     const reader = body.getReader();
     let carry: Uint8Array = new Uint8Array(0);
+    const eventScrubber = events
+      ? new EventStreamScrubber(this.matcher, redacted, (bytes, final) =>
+          this.#scrubBytes(bytes, final),
+        )
+      : undefined;
     const copy: Uint8Array[] = [];
     let copied = 0;
     let ended = false;
@@ -114,13 +92,21 @@ export class SecretScrubber {
             return;
           }
           if (next.done) {
-            emit(controller, this.#scrubBytes(carry, true).out);
+            emit(
+              controller,
+              eventScrubber !== undefined ? eventScrubber.end() : this.#scrubBytes(carry, true).out,
+            );
             controller.close();
             finish(false);
             return;
           }
-          const { out, rest } = this.#scrubBytes(concat([carry, next.value]), false);
-          carry = rest;
+          let out: Uint8Array;
+          if (eventScrubber !== undefined) out = eventScrubber.push(next.value);
+          else {
+            const scrubbed = this.#scrubBytes(concat([carry, next.value]), false);
+            carry = scrubbed.rest;
+            out = scrubbed.out;
+          }
           if (out.byteLength > 0) {
             emit(controller, out);
             return;
@@ -135,84 +121,43 @@ export class SecretScrubber {
   }
 
   /**
-   * Replaces every secret that starts early enough to be complete in `data`; holds back the
-   * tail that could still be the start of one (nothing when `final`).
+   * Replaces every secret complete in `data`; holds back the end that could still be the start
+   * of one (nothing when `final`). A match that runs into that end is complete: it goes.
    */
   #scrubBytes(data: Uint8Array, final: boolean): { out: Uint8Array; rest: Uint8Array } {
-    const holdBack = final ? 0 : this.#openPrefix(data);
-    const limit = Math.max(0, data.byteLength - holdBack);
+    if (this.matcher.empty || data.byteLength === 0)
+      return { out: data, rest: data.subarray(0, 0) };
+    const text = byteText(data);
+    const found = this.matcher.find(text);
+    let limit = final ? text.length : text.length - this.matcher.openTail(text);
+    const complete = found.filter((part) => part.start < limit);
+    for (const part of complete) limit = Math.max(limit, part.end);
+    if (complete.length === 0) {
+      if (limit === data.byteLength) return { out: data, rest: data.subarray(0, 0) };
+      return { out: data.subarray(0, limit), rest: data.slice(limit) };
+    }
     const parts: Uint8Array[] = [];
-    let size = 0;
-    let position = 0;
-    while (position < limit) {
-      const match = this.#earliestMatch(data, position, limit);
-      if (match === undefined) break;
-      parts.push(data.subarray(position, match.start), redactedBytes);
-      size += match.start - position + redactedBytes.byteLength;
-      position = match.start + match.length;
+    let from = 0;
+    for (const part of complete) {
+      parts.push(data.subarray(from, part.start), redactedBytes);
+      from = part.end;
     }
-    const end = Math.max(position, limit);
-    parts.push(data.subarray(position, end));
-    size += end - position;
-    return { out: concat(parts, size), rest: data.slice(end) };
-  }
-
-  /** The length of the longest end of `data` that is the start (not the whole) of a secret. */
-  #openPrefix(data: Uint8Array): number {
-    const end = data.byteLength;
-    for (let length = Math.min(this.#longest - 1, end); length > 0; length--) {
-      const start = end - length;
-      for (const pattern of this.#patterns) {
-        if (pattern.byteLength <= length || pattern[0] !== data[start]) continue;
-        let same = true;
-        for (let offset = 1; offset < length; offset++) {
-          if (data[start + offset] !== pattern[offset]) {
-            same = false;
-            break;
-          }
-        }
-        if (same) return length;
-      }
-    }
-    return 0;
-  }
-
-  #earliestMatch(
-    data: Uint8Array,
-    from: number,
-    limit: number,
-  ): { start: number; length: number } | undefined {
-    let best: { start: number; length: number } | undefined;
-    for (const pattern of this.#patterns) {
-      const start = indexOfBytes(data, pattern, from, best?.start ?? limit);
-      if (start !== -1 && (best === undefined || start < best.start)) {
-        best = { start, length: pattern.byteLength };
-      }
-    }
-    return best;
+    parts.push(data.subarray(from, limit));
+    return { out: concat(parts), rest: data.slice(limit) };
   }
 }
 
-/** First index ≥ `from` and < `before` where `pattern` occurs whole in `data`, or −1. */
-function indexOfBytes(data: Uint8Array, pattern: Uint8Array, from: number, before: number): number {
-  const first = pattern[0]!;
-  let index = data.indexOf(first, from);
-  while (index !== -1 && index < before) {
-    if (index + pattern.byteLength > data.byteLength) return -1;
-    let same = true;
-    for (let offset = 1; offset < pattern.byteLength; offset++) {
-      if (data[index + offset] !== pattern[offset]) {
-        same = false;
-        break;
-      }
-    }
-    if (same) return index;
-    index = data.indexOf(first, index + 1);
-  }
-  return -1;
+/**
+ * Bytes as characters one to one (a byte string), so an ASCII spelling is found at its bytes.
+ * The WHATWG "latin1" decoder is windows-1252: one character for every byte, ASCII unchanged.
+ */
+export function byteText(bytes: Uint8Array): string {
+  return latin1.decode(bytes);
 }
 
-function concat(parts: readonly Uint8Array[], size?: number): Uint8Array {
+const latin1 = new TextDecoder("latin1");
+
+export function concat(parts: readonly Uint8Array[], size?: number): Uint8Array {
   const total = size ?? parts.reduce((sum, part) => sum + part.byteLength, 0);
   if (parts.length === 1 && parts[0]!.byteLength === total) return parts[0]!;
   const bytes = new Uint8Array(total);

@@ -193,7 +193,10 @@ async function createRoute(route: RouteConfig): Promise<string> {
     `${emulator.restUrl}/accounts/${accountId}/ai-gateway/gateways/policy/routes`,
     {
       method: "POST",
-      headers: { authorization: "Bearer test", "content-type": "application/json" },
+      headers: {
+        authorization: `Bearer ${emulator.gatewayToken}`,
+        "content-type": "application/json",
+      },
       body: JSON.stringify({ name, elements: compileDynamicRoute(route) }),
     },
   );

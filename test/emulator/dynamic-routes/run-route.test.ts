@@ -104,7 +104,11 @@ describe("dynamic routes", () => {
   it("runs routes created, versioned and deployed through the SDK", async () => {
     const { emulator: started } = await emulatorWith({ config });
     emulator = started;
-    const client = new Cloudflare({ apiToken: "test", baseURL: emulator.restUrl, maxRetries: 0 });
+    const client = new Cloudflare({
+      apiToken: emulator.gatewayToken,
+      baseURL: emulator.restUrl,
+      maxRetries: 0,
+    });
     const created = await client.aiGateway.dynamicRouting.create("chat", {
       account_id: accountId,
       name: "by-plan",
@@ -176,7 +180,11 @@ describe("dynamic routes", () => {
     let draw = 0.2;
     const { emulator: started } = await emulatorWith({ config, random: () => draw });
     emulator = started;
-    const client = new Cloudflare({ apiToken: "test", baseURL: emulator.restUrl, maxRetries: 0 });
+    const client = new Cloudflare({
+      apiToken: emulator.gatewayToken,
+      baseURL: emulator.restUrl,
+      maxRetries: 0,
+    });
     await client.aiGateway.dynamicRouting.create("chat", {
       account_id: accountId,
       name: "split",
@@ -231,7 +239,11 @@ describe("dynamic routes", () => {
   it("charges a cost budget with the answer's cost, whatever format the provider answers in", async () => {
     const { emulator: started, clock } = await emulatorWith({ config });
     emulator = started;
-    const client = new Cloudflare({ apiToken: "test", baseURL: emulator.restUrl, maxRetries: 0 });
+    const client = new Cloudflare({
+      apiToken: emulator.gatewayToken,
+      baseURL: emulator.restUrl,
+      maxRetries: 0,
+    });
     await client.aiGateway.dynamicRouting.create("chat", {
       account_id: accountId,
       name: "budgeted",
@@ -278,7 +290,10 @@ describe("dynamic routes", () => {
       `${emulator.restUrl}/accounts/${accountId}/ai-gateway/gateways/chat/routes`,
       {
         method: "POST",
-        headers: { authorization: "Bearer test", "content-type": "application/json" },
+        headers: {
+          authorization: `Bearer ${emulator.gatewayToken}`,
+          "content-type": "application/json",
+        },
         body: JSON.stringify({
           name: "split",
           elements: [
@@ -309,7 +324,10 @@ describe("dynamic routes", () => {
       `${emulator.restUrl}/accounts/${accountId}/ai-gateway/gateways/chat/routes`,
       {
         method: "POST",
-        headers: { authorization: "Bearer test", "content-type": "application/json" },
+        headers: {
+          authorization: `Bearer ${emulator.gatewayToken}`,
+          "content-type": "application/json",
+        },
         body: JSON.stringify({
           name: "loop",
           elements: [
