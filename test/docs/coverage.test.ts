@@ -238,7 +238,7 @@ const documentedCommands = allDocumentedCommands();
 const unique = [...new Map(documentedCommands.map((command) => [command.text, command])).values()];
 const runByTests = commandsTestsRun();
 const bareSubcommand =
-  /^(?:stepwise|node bin\/stepwise\.js)(?: (demo|validate|dev|report|rotate|chaos))?$/;
+  /^(?:stepwise|node bin\/stepwise\.js)(?: (demo|validate|dev|plan|init|report|rotate|chaos))?$/;
 
 describe("every command in README.md and docs/*.md", () => {
   it("is run by a test or listed with a reason", () => {
