@@ -3,7 +3,8 @@
  * at a port chosen at run time, its storage in a temporary folder) that the packed package is
  * published to. In an empty folder whose `.npmrc` points at it, `npm install stepwise-gateway` by
  * name (lean: at most 15 MB, none of the optional peers), the README's app quickstart as written
- * against `npx stepwise dev`, `npx stepwise demo` naming what to add (exit 2); then a repository
+ * against `npx stepwise dev`, `npx stepwise report` on a file, `npx stepwise demo` naming what to
+ * add (exit 2); then a repository
  * written by `stepwise init`, installed from the same registry, with the README's platform
  * commands: validate, the plan and the repository's own `npm test`.
  *
@@ -13,7 +14,7 @@
  */
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
-import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { copyFile, mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { promisify } from "node:util";
@@ -151,6 +152,23 @@ describe("stepwise-gateway installed from a registry", () => {
       const call = await shell(documented("node app.mjs"), app, { STEPWISE_GATEWAY_URL: base });
       expect(call.code, `${call.output}\n--- stepwise dev:\n${dev.output()}`).toBe(0);
       expect(call.stdout.trim()).toMatch(/^anthropic \(step 0\): \S/);
+    },
+    slow,
+  );
+
+  it(
+    "reports on a file without the cloudflare SDK",
+    async () => {
+      await copyFile(
+        path.join(projectRoot, "test/__fixtures__/analytics/ae-export.json"),
+        path.join(app, "export.json"),
+      );
+      const report = await shell(
+        documented("npx stepwise report export.json --source analytics-engine"),
+        app,
+      );
+      expect(report.code, report.output).toBe(0);
+      expect(report.stdout).toMatch(/calls counted/);
     },
     slow,
   );
