@@ -125,7 +125,8 @@ export class AuthenticationError extends ApiCallError {
       {
         message:
           `Authentication failed: HTTP ${options.status}${stepLabel(options.step)}${detail}. Check ` +
-          "gatewayToken (cf-aig-authorization) and the provider key (keyLookup, the companion Worker or BYOK).",
+          "gatewayToken (cf-aig-authorization) and the provider key: keyLookup, the companion Worker, BYOK " +
+          "or Unified Billing (docs/client.md, Provider keys).",
         isRetryable: false,
         ...options,
       },

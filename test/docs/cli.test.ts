@@ -1,5 +1,5 @@
 /**
- * The README's and docs' `stepwise validate`, `stepwise dev`, `stepwise demo --help` and
+ * The README's and docs' `stepwise validate`, `stepwise dev`, `npx stepwise demo --help` and
  * `npm run size` commands, run as written in a fresh project (or the repository, for a path into
  * it), with their output checked against the console blocks and the claims around them.
  */
@@ -12,6 +12,7 @@ import { compileUniversalRequest } from "../../src/routes/index.ts";
 import {
   consoleBlock,
   documented,
+  interrupt,
   linePattern,
   makeSandbox,
   projectRoot,
@@ -79,12 +80,12 @@ describe("stepwise validate, as the README shows it", () => {
   });
 });
 
-describe("stepwise demo --help", () => {
+describe("npx stepwise demo --help", () => {
   it("lists every option the README names", async () => {
-    const run = await runDocumented(documented("stepwise demo --help"), { sandbox });
+    const run = await runDocumented(documented("npx stepwise demo --help"), { sandbox });
     expect(run.code).toBe(0);
     const readme = readFileSync(path.join(projectRoot, "README.md"), "utf8");
-    const options = /Options \(`stepwise demo --help` for all\):([^.]*)\./.exec(readme)?.[1];
+    const options = /Options \(`npx stepwise demo --help` for all\):([^.]*)\./.exec(readme)?.[1];
     const named = [...(options ?? "").matchAll(/`(--[a-z-]+)`/g)].map((match) => match[1]!);
     expect(named).toEqual([
       "--calls",
@@ -103,7 +104,7 @@ describe("stepwise dev, as the README shows it", () => {
   it("serves a local gateway whose primary is down: calls are served by the fallback", async () => {
     // `--port 0`: the test listens on a port chosen at run time, never on the fixed 8787.
     const dev = startDocumented(
-      documented("stepwise dev --stack dev --fault-rule anthropic=overloaded"),
+      documented("npx stepwise dev --stack dev --fault-rule anthropic=overloaded"),
       { sandbox, append: "--port 0" },
     );
     onTestFinished(() => dev.stop().then(() => undefined));
@@ -130,8 +131,7 @@ describe("stepwise dev, as the README shows it", () => {
     expect(response.headers.get("cf-aig-provider")).toBe("openai");
     await response.text();
     // Ctrl-C stops it cleanly.
-    dev.child.kill("SIGINT");
-    expect(await dev.exited).toBe(0);
+    expect(await interrupt(dev), dev.output()).toBe(true);
     expect(dev.output()).toContain("stopped");
   });
 
@@ -148,14 +148,13 @@ describe("stepwise dev, as the README shows it", () => {
 
 describe("stepwise dev --log-capacity, as docs/emulator.md shows it", () => {
   it("serves with the documented capacity and stops cleanly", async () => {
-    const dev = startDocumented(documented("stepwise dev --stack dev --log-capacity 50000"), {
+    const dev = startDocumented(documented("npx stepwise dev --stack dev --log-capacity 50000"), {
       sandbox,
       append: "--port 0",
     });
     onTestFinished(() => dev.stop().then(() => undefined));
     await dev.waitFor(/gateway chat-prod[\s\S]*?universal\s+(\S+)/);
-    dev.child.kill("SIGINT");
-    expect(await dev.exited).toBe(0);
+    expect(await interrupt(dev), dev.output()).toBe(true);
   });
 });
 

@@ -198,7 +198,7 @@ const notRunHere: Readonly<Record<string, NotRunHere>> = {
       expect(read("tools/bench/emulator-http-layer.ts")).toContain('"emulator-http-layer"');
     },
   },
-  "stepwise report --source analytics-engine": {
+  "npx stepwise report --source analytics-engine": {
     reason:
       "names the option; stepwise report points.jsonl --source analytics-engine --by route,step runs in test/docs/report.test.ts",
     check: () => expect(read("src/cli/commands/report.ts")).toContain('"analytics-engine"'),
@@ -226,12 +226,12 @@ const notRunHere: Readonly<Record<string, NotRunHere>> = {
       "a placeholder for a deployed Worker's token; the local one is set and used in test/docs/worker-dev.test.ts",
     check: () => expect(read("src/cli/commands/rotate.ts")).toContain("env.STEPWISE_ROTATE_TOKEN"),
   },
-  "stepwise rotate openai --pool-key secondary --key-file ./openai-2.key": {
+  "npx stepwise rotate openai --pool-key secondary --key-file ./openai-2.key": {
     reason:
       "needs a key file and a deployed Worker; pool keys' rotation runs in workerd in test/worker/key-pools.test.ts",
     check: () => expect(read("src/cli/commands/rotate.ts")).toContain("--pool-key <name>"),
   },
-  'vault read -field=key secret/anthropic | stepwise rotate anthropic --key-file - --worker https://stepwise-keys.example.workers.dev --label "quarterly rotation"':
+  'vault read -field=key secret/anthropic | npx stepwise rotate anthropic --key-file - --worker https://stepwise-keys.example.workers.dev --label "quarterly rotation"':
     {
       reason:
         "needs HashiCorp Vault and a deployed Worker; the same stepwise rotate, key from stdin, runs against npm run worker:dev in test/docs/worker-dev.test.ts",
@@ -247,7 +247,7 @@ const documentedCommands = allDocumentedCommands();
 const unique = [...new Map(documentedCommands.map((command) => [command.text, command])).values()];
 const runByTests = commandsTestsRun();
 const bareSubcommand =
-  /^(?:stepwise|node bin\/stepwise\.js)(?: (demo|validate|dev|report|rotate|chaos))?$/;
+  /^(?:stepwise|node bin\/stepwise\.js)(?: (demo|validate|dev|plan|init|report|rotate|chaos))?$/;
 
 describe("every documented command", () => {
   it("is run by a test or listed with a reason", () => {

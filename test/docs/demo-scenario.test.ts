@@ -22,7 +22,9 @@ beforeAll(async () => {
     fencedBlock("README.md", "yaml", "name: anthropic down"),
   );
   run = await runDocumented(
-    documented("stepwise demo --calls 500 --concurrency 12 --rate 50 --scenario my-outage.yaml"),
+    documented(
+      "npx stepwise demo --calls 500 --concurrency 12 --rate 50 --scenario my-outage.yaml",
+    ),
     { sandbox },
   );
   const text = await readFile(path.join(sandbox.directory, ".stepwise/demo/events.jsonl"), "utf8");

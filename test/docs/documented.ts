@@ -2,12 +2,13 @@
  * The commands README.md, ARCHITECTURE.md, CONTRIBUTING.md and docs/*.md show, and how the docs
  * tests run them as written: every line of an `sh`/`bash` block (continuations joined, comments
  * dropped, `a && b` as two commands), every `$ ` line of a `console` block, and every inline code
- * span that starts with a command (`npm run worker:dev`, `stepwise report events.jsonl`). `documented(text)` is how a test names
+ * span that starts with a command (`npm run worker:dev`, `npx stepwise report events.jsonl`).
+ * `documented(text)` is how a test names
  * the command it runs; `test/docs/coverage.test.ts` finds those names in the test files and fails
  * for any command no test runs (or, for the few that need an account, checks statically).
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { chmod, cp, mkdir, mkdtemp, rm, writeFile } from "node:fs/promises";
+import { cp, mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
 import { type StartedProcess, startProcess } from "../helpers/processes.ts";
@@ -127,43 +128,54 @@ export function documented(text: string): string {
   return text;
 }
 
-const packageScripts = (
-  JSON.parse(readFileSync(path.join(projectRoot, "package.json"), "utf8")) as {
-    scripts: Record<string, string>;
-  }
-).scripts;
+const manifest = JSON.parse(readFileSync(path.join(projectRoot, "package.json"), "utf8")) as {
+  name: string;
+  scripts: Record<string, string>;
+};
+const packageScripts = manifest.scripts;
+const packageName = manifest.name;
 
 /** The CLI entry a package script runs after `npm run build:js` (the tests run on a built tree). */
 const buildThen = "npm run build:js --silent && node bin/stepwise.js";
 
 /**
- * The shell text that runs a documented command: `npx stepwise` and `node bin/stepwise.js` are
- * the `stepwise` on the PATH the runner sets up; `npm start` and the scripts that build and then
- * run the CLI run the CLI (the suite runs after `npm test` built it, and rebuilding while other
- * tests run the CLI would race them); any other npm script runs as it is.
+ * The shell text that runs a documented command: the command as written (`npx stepwise …` finds
+ * the package in the sandbox's `node_modules/`, or, in the project, the package's own bin), but
+ * for `npm start` and the scripts that build and then run the CLI, which run the CLI they end in
+ * (the suite runs after `npm test` built it, and rebuilding while other tests run the CLI would
+ * race them).
  */
 export function shellFor(text: string): string {
   const script = /^npm (?:run (\S+)|(start))(.*)$/.exec(text);
-  if (script) {
-    const name = script[1] ?? script[2]!;
-    const body = packageScripts[name];
-    if (body === undefined) throw new Error(`package.json has no script "${name}"`);
-    if (body.startsWith(`${buildThen} `)) {
-      const extra = script[3]!.replace(/^ --(?= |$)/, "");
-      return `stepwise ${body.slice(buildThen.length + 1)}${extra}`;
-    }
-    return text;
-  }
-  return text
-    .replace(/^npx stepwise\b/, "stepwise")
-    .replace(/^node bin\/stepwise\.js\b/, "stepwise");
+  if (!script) return text;
+  const name = script[1] ?? script[2]!;
+  const body = packageScripts[name];
+  if (body === undefined) throw new Error(`package.json has no script "${name}"`);
+  if (!body.startsWith(`${buildThen} `)) return text;
+  const extra = script[3]!.replace(/^ --(?= |$)/, "");
+  return `npx stepwise ${body.slice(buildThen.length + 1)}${extra}`;
 }
 
-/** A directory like a user's project: Pulumi.dev.yaml, and `stepwise` on the PATH. */
+/**
+ * A directory like a user's project that installed the package: `node_modules/stepwise-gateway`
+ * is this checkout (linked) and `node_modules/.bin/stepwise` its bin, so `npx stepwise` runs it
+ * as it runs in a project that ran `npm install stepwise-gateway`; and Pulumi.dev.yaml.
+ */
 export interface Sandbox {
   readonly directory: string;
   readonly env: NodeJS.ProcessEnv;
   remove(): Promise<void>;
+}
+
+/**
+ * The environment of a user's shell: none of the `npm_*` variables of the `npm test` that runs
+ * the suite (npm reads them as its config, and they point at this checkout), and no colour.
+ */
+export function userEnvironment(): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env))
+    if (!/^npm_/i.test(name)) env[name] = value;
+  return { ...env, NO_COLOR: "1", npm_config_update_notifier: "false" };
 }
 
 /** Makes a sandbox; `files` are copied from the project (relative paths kept). */
@@ -171,21 +183,22 @@ export async function makeSandbox(
   files: readonly string[] = ["Pulumi.dev.yaml"],
 ): Promise<Sandbox> {
   const directory = await mkdtemp(path.join(tmpdir(), "stepwise-docs-"));
-  const bin = path.join(directory, ".bin");
-  await mkdir(bin);
-  const shim = path.join(bin, "stepwise");
-  await writeFile(
-    shim,
-    `#!/bin/sh\nexec "${process.execPath}" "${path.join(projectRoot, "bin/stepwise.js")}" "$@"\n`,
+  const modules = path.join(directory, "node_modules");
+  await mkdir(path.join(modules, ".bin"), { recursive: true });
+  await symlink(projectRoot, path.join(modules, packageName));
+  await symlink(
+    path.join("..", packageName, "bin", "stepwise.js"),
+    path.join(modules, ".bin", "stepwise"),
   );
-  await chmod(shim, 0o755);
   for (const file of files) {
     await mkdir(path.dirname(path.join(directory, file)), { recursive: true });
     await cp(path.join(projectRoot, file), path.join(directory, file));
   }
   return {
     directory,
-    env: { ...process.env, PATH: `${bin}:${process.env.PATH}`, NO_COLOR: "1" },
+    // Offline: a command that would reach for a registry (npx of a package no sandbox holds, the
+    // unrelated `stepwise` on npm's registry) fails at once instead of downloading it.
+    env: { ...userEnvironment(), npm_config_offline: "true" },
     remove: () => rm(directory, { recursive: true, force: true }),
   };
 }
@@ -224,6 +237,19 @@ export function startDocumented(
     env: { ...options.sandbox.env, ...options.env },
     ...(options.stdin === undefined ? {} : { stdin: options.stdin }),
   });
+}
+
+/**
+ * Ctrl-C, as a terminal sends it: SIGINT to the whole foreground process group (the shell, `npx`
+ * and the CLI it runs). Resolves once the command has stopped, true when it stopped cleanly: exit
+ * code 0, or, through `npx` (which ends itself with the signal its child got), the CLI printed
+ * `stopped` and npx ended by the SIGINT.
+ */
+export async function interrupt(started: StartedProcess): Promise<boolean> {
+  const group = started.child.pid;
+  if (group !== undefined) process.kill(-group, "SIGINT");
+  const code = await started.exited;
+  return code === 0 || (code === -1 && /^stopped$/m.test(started.output()));
 }
 
 /** Runs documented commands to the end: exit code and output. */

@@ -85,7 +85,7 @@ describe("stepwise report --source analytics-engine, live (docs/analytics.md)", 
       [
         documented("export CLOUDFLARE_API_TOKEN=…"),
         documented(
-          "stepwise report --source analytics-engine --account-id 0123456789abcdef0123456789abcdef --since 30d",
+          "npx stepwise report --source analytics-engine --account-id 0123456789abcdef0123456789abcdef --since 30d",
         ),
       ],
       { sandbox, env: live.env(), append: [`CLOUDFLARE_API_TOKEN=${apiToken}`, undefined] },
@@ -99,7 +99,7 @@ describe("stepwise report --source analytics-engine, live (docs/analytics.md)", 
   it("groups by route and a metadata key, as CSV", async () => {
     const result = await runDocumented(
       documented(
-        "stepwise report --source analytics-engine --account-id … --since 7d --by route,metadata.plan --csv",
+        "npx stepwise report --source analytics-engine --account-id … --since 7d --by route,metadata.plan --csv",
       ),
       {
         sandbox,
@@ -117,7 +117,7 @@ describe("stepwise report --source analytics-engine, live (docs/analytics.md)", 
   it("compares with the hour before and exits 1 exactly when a threshold is crossed", async () => {
     const result = await runDocumented(
       documented(
-        "stepwise report --source analytics-engine --account-id … --dataset stepwise_events --since 1h --compare previous --fail-below availability=0.99 --fail-above fallback-rate=0.05",
+        "npx stepwise report --source analytics-engine --account-id … --dataset stepwise_events --since 1h --compare previous --fail-below availability=0.99 --fail-above fallback-rate=0.05",
       ),
       {
         sandbox,
@@ -134,7 +134,7 @@ describe("stepwise report --source analytics-engine, live (docs/analytics.md)", 
 describe("stepwise report export.json --source analytics-engine (docs/analytics.md)", () => {
   it("reads a file saved from the SQL API", async () => {
     const result = await runDocumented(
-      documented("stepwise report export.json --source analytics-engine"),
+      documented("npx stepwise report export.json --source analytics-engine"),
       {
         sandbox,
       },
@@ -146,7 +146,10 @@ describe("stepwise report export.json --source analytics-engine (docs/analytics.
 
 describe("stepwise report --source logs against stepwise dev (docs/analytics.md)", () => {
   it("reads the emulator's gateway logs as calls", async () => {
-    const dev = startDocumented(documented("stepwise dev"), { sandbox, append: "--port 0" });
+    const dev = startDocumented(documented("npx stepwise dev --stack dev"), {
+      sandbox,
+      append: "--port 0",
+    });
     onTestFinished(() => dev.stop().then(() => undefined));
     const [, universal] = await dev.waitFor(/gateway chat-prod[\s\S]*?universal\s+(\S+)/);
     const [, rest] = await dev.waitFor(/REST API\s+(\S+)/);
@@ -170,7 +173,7 @@ describe("stepwise report --source logs against stepwise dev (docs/analytics.md)
     }
     const result = await runDocumented(
       documented(
-        "stepwise report --source logs --gateway chat-prod --account-id 0123456789abcdef0123456789abcdef --base-url http://127.0.0.1:8787/client/v4",
+        "npx stepwise report --source logs --gateway chat-prod --account-id 0123456789abcdef0123456789abcdef --base-url http://127.0.0.1:8787/client/v4",
       ),
       { sandbox, env: { CLOUDFLARE_API_TOKEN: "stepwise-dev-token" }, append: `--base-url ${rest}` },
     );

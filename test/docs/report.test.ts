@@ -44,7 +44,7 @@ function totalsFigure(stdout: string, name: string): number {
 
 describe("stepwise report, as the docs show it", () => {
   it("prints the step-rate tables of an events file (docs/analytics.md's example)", async () => {
-    const result = await run(documented("stepwise report events.jsonl"));
+    const result = await run(documented("npx stepwise report events.jsonl"));
     expect(result.code).toBe(0);
     expect(result.stdout).toMatch(/^Step rates · events\.jsonl \(events\)\n/);
     expect(result.stdout).toMatch(/\nwindow \S+ → \S+ · 3,000 calls counted\n/);
@@ -53,7 +53,7 @@ describe("stepwise report, as the docs show it", () => {
   });
 
   it("keeps to one route with --route", async () => {
-    const result = await run(documented("stepwise report events.jsonl --route default"));
+    const result = await run(documented("npx stepwise report events.jsonl --route default"));
     expect(result.code).toBe(0);
     const routes = result.stdout.split("Routes (step share of each route's calls)")[1] ?? "";
     expect(routes).toMatch(/chat-prod\s+default/);
@@ -62,7 +62,7 @@ describe("stepwise report, as the docs show it", () => {
 
   it("groups by provider over the last 24 h and compares with the 24 h before", async () => {
     const result = await run(
-      documented("stepwise report events.jsonl --by provider --since 24h --compare previous"),
+      documented("npx stepwise report events.jsonl --by provider --since 24h --compare previous"),
     );
     expect(result.code, result.output).toBe(0);
     expect(result.stdout).toMatch(/\nBy provider\n/);
@@ -73,7 +73,7 @@ describe("stepwise report, as the docs show it", () => {
 
   it("writes a self-contained HTML report with a chart", async () => {
     const result = await run(
-      documented("stepwise report events.jsonl --bucket 5m --html report.html"),
+      documented("npx stepwise report events.jsonl --bucket 5m --html report.html"),
     );
     expect(result.code).toBe(0);
     expect(result.stdout).toContain("HTML report written to report.html");
@@ -83,7 +83,7 @@ describe("stepwise report, as the docs show it", () => {
   });
 
   it("writes CSV to a file", async () => {
-    const result = await run(documented("stepwise report events.jsonl --csv > steps.csv"));
+    const result = await run(documented("npx stepwise report events.jsonl --csv > steps.csv"));
     expect(result.code).toBe(0);
     const file = path.join(sandbox.directory, "steps.csv");
     expect(existsSync(file)).toBe(true);
@@ -94,7 +94,7 @@ describe("stepwise report, as the docs show it", () => {
 
   it("exits 1 when the fallback rate is above the threshold, naming it (the README's alert)", async () => {
     const result = await run(
-      documented("stepwise report events.jsonl --fail-above fallback-rate=0.05"),
+      documented("npx stepwise report events.jsonl --fail-above fallback-rate=0.05"),
     );
     const fallback = totalsFigure(result.stdout, "fallback");
     expect(fallback).toBeGreaterThan(0.05);
@@ -105,7 +105,7 @@ describe("stepwise report, as the docs show it", () => {
   it("prints the report, then exits 1 exactly when a threshold is crossed, naming each", async () => {
     const result = await run(
       documented(
-        "stepwise report events.jsonl --since 1h --fail-above fallback-rate=0.05 --fail-below availability=0.99",
+        "npx stepwise report events.jsonl --since 1h --fail-above fallback-rate=0.05 --fail-below availability=0.99",
       ),
     );
     expect(result.stdout).toContain("Step rates · events.jsonl");
@@ -119,7 +119,7 @@ describe("stepwise report, as the docs show it", () => {
 
   it("reads the Worker's Analytics Engine points by route and step (docs/worker.md)", async () => {
     const result = await run(
-      documented("stepwise report points.jsonl --source analytics-engine --by route,step"),
+      documented("npx stepwise report points.jsonl --source analytics-engine --by route,step"),
     );
     expect(result.code, result.output).toBe(0);
     expect(result.stdout).toMatch(/^Step rates · points\.jsonl \(analytics-engine\)\n/);

@@ -6,6 +6,7 @@
 import { afterAll, beforeAll, describe, expect, it, onTestFinished } from "vitest";
 import {
   documented,
+  interrupt,
   makeSandbox,
   runDocumented,
   type Sandbox,
@@ -25,7 +26,7 @@ const curl = documented(
 describe("the REST API, as docs/emulator.md shows it", () => {
   it("answers the documented curl call on the AI REST API URL stepwise dev prints", async () => {
     // `--port 0`: the test listens on a port chosen at run time, never on the fixed 8787.
-    const dev = startDocumented(documented("stepwise dev --stack dev --credits 0"), {
+    const dev = startDocumented(documented("npx stepwise dev --stack dev --credits 0"), {
       sandbox,
       append: "--port 0",
     });
@@ -42,10 +43,9 @@ describe("the REST API, as docs/emulator.md shows it", () => {
       name: "AiGatewayError",
       error: [{ code: 2021 }],
     });
-    dev.child.kill("SIGINT");
-    expect(await dev.exited).toBe(0);
+    expect(await interrupt(dev), dev.output()).toBe(true);
     // ...and with the default (unlimited) credits the same command is answered.
-    const open = startDocumented("stepwise dev --stack dev --credits 0", {
+    const open = startDocumented("npx stepwise dev --stack dev --credits 0", {
       sandbox,
       append: "--port 0 --credits 1000",
     });

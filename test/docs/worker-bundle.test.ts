@@ -6,7 +6,7 @@
  * which `npm run build` writes for the package (tools/build/build.ts).
  */
 import { existsSync } from "node:fs";
-import { cp, symlink } from "node:fs/promises";
+import { cp, rm, symlink } from "node:fs/promises";
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { workerBuildCommand } from "../../src/pulumi/worker-bundle.ts";
@@ -21,6 +21,8 @@ beforeAll(async () => {
     "wrangler.jsonc",
     "tsconfig.json",
   ]);
+  // A copy of the project has the project's node_modules, not a user's (the package linked).
+  await rm(path.join(sandbox.directory, "node_modules"), { recursive: true, force: true });
   for (const linked of ["src", "node_modules"])
     await symlink(path.join(projectRoot, linked), path.join(sandbox.directory, linked));
   await cp(

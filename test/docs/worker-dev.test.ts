@@ -48,7 +48,7 @@ describe("npm run worker:dev and stepwise rotate, as the README shows them", () 
         documented(
           "export STEPWISE_ROTATE_TOKEN=stepwise-local-admin-token STEPWISE_WORKER_URL=http://127.0.0.1:8788",
         ),
-        documented('echo "sk-ant-local-test-key" | stepwise rotate anthropic --key-file -'),
+        documented('echo "sk-ant-local-test-key" | npx stepwise rotate anthropic --key-file -'),
       ],
       // The Worker listens where the test put it, not on 8788: the export says so last.
       { sandbox, append: [`STEPWISE_WORKER_URL=${workerUrl}`, undefined] },

@@ -6,7 +6,8 @@
  * wrangler bundles a Worker (the budget's measure), and bundled with code splitting: the core it
  * loads before its first call and what it loads on demand, gzipped. Then the companion Worker's bundle as
  * `wrangler deploy --dry-run` builds it: raw and gzipped, as we measure them and as wrangler
- * reports its upload. Last, the built CLI's start-up: `stepwise --help`, best of seven runs, each
+ * reports its upload; the `node_modules/` an empty project gets from installing the packed package.
+ * Last, the built CLI's start-up: `stepwise --help`, best of seven runs, each
  * beside a bare `node -e 0`.
  */
 import { readdir, readFile, stat } from "node:fs/promises";
@@ -22,6 +23,7 @@ import {
   measureOneFile,
   oneFileBudgetBytes,
 } from "../scripts/client-size.ts";
+import { installedSizeBudgetBytes, measureInstall } from "./installed-size.ts";
 import { markdownTable } from "./markdown.ts";
 import { noiseStatement } from "./noise.ts";
 import { measureStartup } from "./startup-time.ts";
@@ -73,6 +75,8 @@ async function run(context: BenchContext): Promise<BenchResult> {
   const wrangler = parseWranglerUpload(bundle.output);
   const workerInputs = await readBundleInputs(bundle.metafilePath);
   const unwanted = unwantedBundleInputs(workerInputs);
+  context.progress("installing the packed package into an empty project");
+  const installed = await measureInstall(root);
   context.progress("measuring `stepwise --help` start-up");
   const startups = await measureStartup(["bin/stepwise.js", "--help"], root, 7);
   const startup = Math.min(...startups.wallMs);
@@ -143,6 +147,13 @@ async function run(context: BenchContext): Promise<BenchResult> {
       "",
     ]);
   }
+  rows.push([
+    "`npm install stepwise-gateway` into an empty project: its `node_modules/`",
+    `${installed.packages} packages`,
+    formatBytes(installed.bytes),
+    "—",
+    "the optional peers (`cloudflare`, Pulumi, wrangler, miniflare) not installed",
+  ]);
   const table = markdownTable(
     ["artifact", "inputs", "raw", "gzipped (level 9)", "depends on"],
     rows,
@@ -191,6 +202,12 @@ async function run(context: BenchContext): Promise<BenchResult> {
         goal: `≤ ${formatBytes(oneFileBudgetBytes)}`,
         measured: formatBytes(budgeted.gzippedBytes),
         met: budgeted.gzippedBytes <= oneFileBudgetBytes,
+      },
+      {
+        name: "`npm install` of the package into an empty project: node_modules",
+        goal: `≤ ${formatBytes(installedSizeBudgetBytes)}`,
+        measured: formatBytes(installed.bytes),
+        met: installed.bytes <= installedSizeBudgetBytes,
       },
       {
         name: "Worker bundle: no YAML parser, config parser or zod translations",
