@@ -7,8 +7,9 @@
  * false`) is held instead of recorded: its retry continues the same call, with the same event id
  * (so the gateway's logs join them) and the try's place in the call (the `stepwise` metadata
  * entry, `src/wire/attempt-place.ts`), and the call's one event counts every try. A held failure
- * no retry follows is recorded once the SDK's retry window has passed: the answer's Retry-After
- * (at most a minute) or {@link sdkRetryWindowMs}. A request without the header (an SDK that does
+ * is recorded as soon as the SDK reads its body to the end (it gave up: {@link readWatched}), or
+ * else once its retry window has passed: the answer's Retry-After (at most a minute) plus
+ * {@link sdkRetryWindowMs} (a network error, or an SDK that neither reads nor cancels the body). A request without the header (an SDK that does
  * not retry, or says nothing) is recorded at once, as its own call.
  */
 
@@ -81,7 +82,8 @@ export class HeldFailures {
 
   /**
    * Holds the failed event of the request `key` until its retry arrives, else records it with
-   * `record` once the retry window has passed.
+   * `record` once the retry window has passed. Returns what records it at once (the SDK gave up:
+   * it read the error's body); nothing happens when its retry took it over already.
    */
   hold(
     key: string,
@@ -90,27 +92,49 @@ export class HeldFailures {
     response: Response | null,
     now: number,
     record: (event: CallEvent) => void,
-  ): void {
+  ): () => void {
     const retryAfter = response === null ? null : retryAfterMs(response.headers, now);
     const waitMs = Math.min(maxRetryAfterMs, retryAfter ?? 0) + this.windowMs;
-    const held: Held = {
-      ...tries,
-      id: event.id,
-      timer: setTimeout(() => {
-        const waiting = this.#held.get(key);
-        const index = waiting?.indexOf(held) ?? -1;
-        if (index < 0) return;
-        waiting!.splice(index, 1);
-        if (waiting!.length === 0) this.#held.delete(key);
-        record(event);
-      }, waitMs),
+    const release = () => {
+      const waiting = this.#held.get(key);
+      const index = waiting?.indexOf(held) ?? -1;
+      if (index < 0) return;
+      clearTimeout(held.timer);
+      waiting!.splice(index, 1);
+      if (waiting!.length === 0) this.#held.delete(key);
+      record(event);
     };
+    const held: Held = { ...tries, id: event.id, timer: setTimeout(release, waitMs) };
     // A process may end while a failure waits: the timer does not keep it alive.
     (held.timer as { unref?: () => void }).unref?.();
     const waiting = this.#held.get(key);
     if (waiting) waiting.push(held);
     else this.#held.set(key, [held]);
+    return release;
   }
+}
+
+/**
+ * The failed answer as the SDK gets it, byte for byte, with `onRead` called once its body has
+ * been read to the end. An SDK that will retry cancels the error's body; one that gives up reads
+ * it to build its error (OpenAI's: "We don't need the body of this response" before a retry,
+ * `response.text()` otherwise), so reading to the end says no retry follows.
+ */
+export function readWatched(response: Response, onRead: () => void): Response {
+  if (response.body === null) return response;
+  const reader = response.body.getReader();
+  const body = new ReadableStream<Uint8Array>({
+    async pull(controller) {
+      const next = await reader.read();
+      if (next.done) {
+        controller.close();
+        onRead();
+      } else controller.enqueue(next.value);
+    },
+    cancel: (reason) => reader.cancel(reason),
+  });
+  const { status, statusText, headers } = response;
+  return new Response(body, { status, statusText, headers });
 }
 
 /** The key that tells a retry its earlier tries: method, URL and body. */

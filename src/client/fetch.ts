@@ -8,7 +8,8 @@
  * Requests to the REST API (an SDK whose `baseURL` is `…/client/v4/accounts/{account}/ai/v1`) are
  * recorded the same way; they get the client's gateway in `cf-aig-gateway-id` unless they name one,
  * and never the gateway token (the SDK's API token authenticates them).
- * The response goes back untouched; usage is read from a copy once its body ends (a stream's too,
+ * The response goes back untouched (a failure an SDK may retry: byte for byte, its body watched
+ * for whether the SDK reads it); usage is read from a copy once its body ends (a stream's too,
  * when it carries usage: `fetch-usage.ts`). An SDK's own retries of a request are one call, with
  * one event id and one event counting every try (`fetch-retries.ts`). Other URLs pass straight
  * through, unrecorded.
@@ -26,7 +27,6 @@
  */
 
 import { computeCost, getProvider, isKnownProvider, type TokenUsage } from "../providers/index.ts";
-import { resolveServedStep } from "../routes/index.ts";
 import { withAttemptPlace } from "../wire/attempt-place.ts";
 import { ApiCallError } from "./answer-errors.ts";
 import { callSafely } from "./call.ts";
@@ -35,6 +35,7 @@ import type { CallEvent, FailedStep } from "./event.ts";
 import {
   type GatewayFetchOptions,
   HeldFailures,
+  readWatched,
   requestKey,
   sdkMayRetry,
   sdkTryOf,
@@ -42,24 +43,11 @@ import {
 
 export type { GatewayFetchOptions } from "./fetch-retries.ts";
 
+import { modelOf, parseBody, requestFacts, servedFacts } from "./fetch-facts.ts";
 import { readUsage } from "./fetch-usage.ts";
 import { restAiUrlOf } from "./rest/rest-names.ts";
 import { restRequestFacts } from "./rest/rest-request-facts.ts";
-import type { FetchFunction, GatewayClientOptions, RouteInput } from "./types.ts";
-
-/** What the request says about itself. */
-interface RequestFacts {
-  /** Which endpoint family the request went to (`rest`: one model on the REST API). */
-  readonly kind: "universal" | "dynamic" | "compat" | "provider" | "rest";
-  /** `universal`, `compat`, a provider slug, or a dynamic route's name. */
-  readonly route: string;
-  readonly provider: string | null;
-  readonly model: string | null;
-  /** Universal body steps (provider/model), to name the step `cf-aig-step` points at. */
-  readonly universalSteps: readonly { provider: string; model: string | null }[];
-  /** The adapter that reads a REST answer's usage (REST requests only). */
-  readonly adapter?: string | undefined;
-}
+import type { FetchFunction, GatewayClientOptions } from "./types.ts";
 
 /**
  * Builds a recorded `fetch` for the gateway of `options` (the same options as
@@ -123,7 +111,8 @@ export function createGatewayFetch(
       });
       if (metadata !== null) headers.set("cf-aig-metadata", metadata);
     }
-    const record = (response: Response | null, outcome: Outcome) => {
+    /** Records the try's event; returns what records a held failure at once (see `hold`). */
+    const record = (response: Response | null, outcome: Outcome): (() => void) | undefined => {
       const recorder = options.recorder;
       if (recorder === undefined) return;
       const cacheStatus = response?.headers.get("cf-aig-cache-status")?.toUpperCase();
@@ -171,7 +160,7 @@ export function createGatewayFetch(
           errorCode,
           at: "request",
         };
-        held.hold(
+        return held.hold(
           key,
           event,
           { startedAt, attempts, failedSteps: [...failedSteps, failed] },
@@ -179,9 +168,9 @@ export function createGatewayFetch(
           now(),
           write,
         );
-        return;
       }
       write(event);
+      return undefined;
     };
 
     let response: Response;
@@ -199,13 +188,14 @@ export function createGatewayFetch(
     const served = servedFacts(options.routes, facts, response.headers);
     if (!response.ok) {
       const errorCode = ApiCallError.fromResponse({ status: response.status, url }).code;
-      record(response, {
+      const release = record(response, {
         ...served,
         status: response.status,
         errorCode,
         held: sdkMayRetry(response),
       });
-      return response;
+      // An SDK that reads the error's body to the end gives up: the held failure is final.
+      return release === undefined ? response : readWatched(response, release);
     }
     // The format the answer comes in: a REST endpoint's own, else OpenAI's on compat, else the provider's.
     const format =
@@ -231,91 +221,4 @@ interface Outcome extends Partial<Pick<CallEvent, "step" | "provider" | "model">
   readonly streamed?: boolean;
   /** A failure the SDK may retry: held for its retry (with an SDK that numbers its tries). */
   readonly held?: boolean;
-}
-
-function requestFacts(path: string, body: unknown): RequestFacts {
-  const json = parseBody(body);
-  const none = { provider: null, model: null, universalSteps: [] };
-  if (path === "" || path === "/") {
-    return {
-      ...none,
-      kind: "universal",
-      route: "universal",
-      universalSteps: Array.isArray(json)
-        ? json.map((step: Record<string, unknown>) => ({
-            provider: String(step?.provider ?? ""),
-            model: modelOf(step?.query),
-          }))
-        : [],
-    };
-  }
-  const model = modelOf(json);
-  if (path.startsWith("compat/")) {
-    const dynamic = model?.match(/^dynamic\/(.+)$/)?.[1];
-    if (dynamic !== undefined) return { ...none, kind: "dynamic", route: dynamic };
-    const slash = model?.indexOf("/") ?? -1;
-    return {
-      ...none,
-      kind: "compat",
-      route: "compat",
-      provider: model && slash > 0 ? model.slice(0, slash) : null,
-      model: model && slash > 0 ? model.slice(slash + 1) : model,
-    };
-  }
-  const provider = path.split("/")[0] ?? "";
-  return { ...none, kind: "provider", route: provider, provider, model };
-}
-
-/** Which step served, by the gateway's headers. */
-function servedFacts(
-  routes: Readonly<Record<string, RouteInput>> | undefined,
-  facts: RequestFacts,
-  headers: Headers,
-): Pick<CallEvent, "step" | "provider" | "model"> {
-  const named = {
-    step: headers.get("cf-aig-step"),
-    provider: headers.get("cf-aig-provider"),
-    model: headers.get("cf-aig-model"),
-  };
-  const route =
-    facts.kind === "dynamic" && routes !== undefined && Object.hasOwn(routes, facts.route)
-      ? routes[facts.route]
-      : undefined;
-  if (route !== undefined) {
-    const steps = Array.isArray(route) ? route : (route as { steps: [] }).steps;
-    const found = resolveServedStep({ steps }, named);
-    if (found !== undefined) {
-      return { step: found.index, provider: found.step.provider, model: found.step.model };
-    }
-  }
-  // A universal answer without cf-aig-step came from step 0; a provider-native or compat call
-  // has one step; a dynamic route the client does not know stays unmapped without the header.
-  const index = named.step && /^\d+$/.test(named.step) ? Number(named.step) : null;
-  const step = index ?? (facts.kind === "dynamic" ? null : 0);
-  const sentStep = step === null ? undefined : facts.universalSteps[step];
-  return {
-    step,
-    provider: named.provider ?? sentStep?.provider ?? facts.provider,
-    model: named.model ?? sentStep?.model ?? facts.model,
-  };
-}
-
-function parseBody(body: unknown): unknown {
-  const text =
-    typeof body === "string"
-      ? body
-      : body instanceof Uint8Array || body instanceof ArrayBuffer
-        ? new TextDecoder().decode(body)
-        : undefined;
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function modelOf(json: unknown): string | null {
-  const model = (json as { model?: unknown } | null)?.model;
-  return typeof model === "string" ? model : null;
 }

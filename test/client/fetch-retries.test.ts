@@ -55,7 +55,7 @@ function sdkThrough(maxRetries: number, endpoint = "openai") {
     fetch,
     maxRetries,
   });
-  return { openai, recorder };
+  return { openai, recorder, fetch };
 }
 
 async function logsOf(id: string): Promise<CallEvent[]> {
@@ -106,21 +106,57 @@ describe("an SDK's retries through createGatewayFetch", () => {
     emulator.mocks!.setFaults({ rules: [] });
   });
 
-  it("records a failure no retry followed once the SDK's retry window has passed", async () => {
-    emulator.mocks!.setFaults({ rules: [{ provider: "openai", kind: "unavailable", count: 1 }] });
-    const { openai, recorder } = sdkThrough(0);
+  it("records the last failure as soon as the SDK gives up, with every try counted", async () => {
+    emulator.mocks!.setFaults({ rules: [{ provider: "openai", kind: "unavailable", count: 2 }] });
+    const { openai, recorder } = sdkThrough(1);
+    await expect(
+      openai.chat.completions.create({ model: "gpt-4o-mini", messages }),
+    ).rejects.toThrow();
+    // The SDK read the last error's body to build its error: no retry follows, nothing waits.
+    expect(recorder.events).toHaveLength(1);
+    expect(recorder.events[0]).toMatchObject({ ok: false, status: 503, attempts: 2 });
+    emulator.mocks!.setFaults({ rules: [] });
+  });
+
+  it("records a failure whose retry never came once the SDK's retry window has passed", async () => {
+    const recorder = memoryRecorder();
+    // A gateway stand-in that answers 503 (no emulator, so only this test's timers are faked).
+    const fetch = createGatewayFetch({
+      accountId,
+      gatewayId: "chat-sdk",
+      baseUrl: "https://gateway.test",
+      recorder,
+      generateId: () => "sdk-call-held",
+      fetch: async () =>
+        new Response('{"error":{"message":"unavailable"}}', {
+          status: 503,
+          headers: { "content-type": "application/json" },
+        }),
+    });
     vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
     try {
-      const failed = openai.chat.completions.create({ model: "gpt-4o-mini", messages });
-      await expect(failed).rejects.toThrow();
-      // Held: the SDK (with retries left) could still send it again.
+      const response = await fetch(
+        `https://gateway.test/v1/${accountId}/chat-sdk/openai/chat/completions`,
+        {
+          method: "POST",
+          headers: { "content-type": "application/json", "x-stainless-retry-count": "0" },
+          body: JSON.stringify({ model: "gpt-4o-mini", messages }),
+        },
+      );
+      expect(response.status).toBe(503);
+      // What an SDK about to retry does: it cancels the error's body.
+      await response.body?.cancel();
       expect(recorder.events).toHaveLength(0);
       await vi.advanceTimersByTimeAsync(sdkRetryWindowMs);
       expect(recorder.events).toHaveLength(1);
-      expect(recorder.events[0]).toMatchObject({ ok: false, status: 503, attempts: 1 });
+      expect(recorder.events[0]).toMatchObject({
+        id: "sdk-call-held",
+        ok: false,
+        status: 503,
+        attempts: 1,
+      });
     } finally {
       vi.useRealTimers();
-      emulator.mocks!.setFaults({ rules: [] });
     }
   });
 

@@ -156,8 +156,8 @@ describe("the official OpenAI SDK through createGatewayFetch", () => {
       body: fixtureJson("client/gateway-error-429.json"),
       headers: { "retry-after": "3" },
     };
-    // An SDK that does not retry (maxRetries: 0): every failure is recorded at once.
-    const { client, fetch, recorder } = testClient({}, undefined, { sdkRetryWindowMs: 0 });
+    // The SDK (maxRetries: 0) reads the error's body: it gave up, so the failure is recorded.
+    const { client, fetch, recorder } = testClient();
     const openai = sdk(client.url("compat"), fetch);
     const error = await openai.chat.completions
       .create({ model: "dynamic/default", messages: [...messages] })
