@@ -63,7 +63,7 @@ export async function sendAttempt(
   // A re-sent or reordered chain tells the gateway which route steps it holds (a first, in-order
   // request, most calls, sends the call's headers as they are).
   const headers =
-    rest || dynamic || (call.attempts <= 1 && inRouteOrder(order))
+    dynamic || (call.attempts <= 1 && inRouteOrder(order))
       ? call.headers
       : attemptHeaders(call, order);
   const init = { method: "POST", headers, body: JSON.stringify(body), signal };

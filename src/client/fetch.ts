@@ -8,8 +8,11 @@
  * Requests to the REST API (an SDK whose `baseURL` is `…/client/v4/accounts/{account}/ai/v1`) are
  * recorded the same way; they get the client's gateway in `cf-aig-gateway-id` unless they name one,
  * and never the gateway token (the SDK's API token authenticates them).
- * The response goes back untouched; usage is read from a copy once its body ends. Other URLs pass
- * straight through, unrecorded.
+ * The response goes back untouched (a failure an SDK may retry: byte for byte, its body watched
+ * for whether the SDK reads it); usage is read from a copy once its body ends (a stream's too,
+ * when it carries usage: `fetch-usage.ts`). An SDK's own retries of a request are one call, with
+ * one event id and one event counting every try (`fetch-retries.ts`). Other URLs pass straight
+ * through, unrecorded.
  *
  * What a raw pass-through cannot do: it hands the SDK the gateway's response as it comes, so it
  * cannot read an answer before the SDK does, move on to the next steps after a refusal, or fail
@@ -23,54 +26,41 @@
  * await openai.chat.completions.create({ model: "dynamic/default", messages });
  */
 
-import {
-  computeCost,
-  getProvider,
-  isKnownProvider,
-  type ProviderAdapter,
-  parseSseStream,
-  type TokenUsage,
-} from "../providers/index.ts";
-import { invalidStreamEventType, streamParserFor } from "../providers/streams.ts";
-import { resolveServedStep } from "../routes/index.ts";
+import { computeCost, getProvider, isKnownProvider, type TokenUsage } from "../providers/index.ts";
+import { withAttemptPlace } from "../wire/attempt-place.ts";
 import { ApiCallError } from "./answer-errors.ts";
 import { callSafely } from "./call.ts";
 import { gatewayUrlOf } from "./client.ts";
-import type { CallEvent } from "./event.ts";
+import type { CallEvent, FailedStep } from "./event.ts";
+import {
+  type GatewayFetchOptions,
+  HeldFailures,
+  readWatched,
+  requestKey,
+  sdkMayRetry,
+  sdkTryOf,
+} from "./fetch-retries.ts";
+
+export type { GatewayFetchOptions } from "./fetch-retries.ts";
+
+import { modelOf, parseBody, requestFacts, servedFacts } from "./fetch-facts.ts";
+import { readUsage } from "./fetch-usage.ts";
 import { restAiUrlOf } from "./rest/rest-names.ts";
 import { restRequestFacts } from "./rest/rest-request-facts.ts";
-import type { FetchFunction, GatewayClientOptions, RouteInput } from "./types.ts";
-
-/** What the request says about itself. */
-interface RequestFacts {
-  /** Which endpoint family the request went to (`rest`: one model on the REST API). */
-  readonly kind: "universal" | "dynamic" | "compat" | "provider" | "rest";
-  /** `universal`, `compat`, a provider slug, or a dynamic route's name. */
-  readonly route: string;
-  readonly provider: string | null;
-  readonly model: string | null;
-  /** Universal body steps (provider/model), to name the step `cf-aig-step` points at. */
-  readonly universalSteps: readonly { provider: string; model: string | null }[];
-  /** The adapter that reads a REST answer's usage (REST requests only). */
-  readonly adapter?: string | undefined;
-}
-
-/** What the copy of a response showed. */
-interface UsageReading {
-  readonly usage: TokenUsage | null;
-  readonly streamed: boolean;
-  /** `incomplete_stream` or `stream_error` when a stream failed; null otherwise. */
-  readonly errorCode: string | null;
-}
+import type { FetchFunction, GatewayClientOptions } from "./types.ts";
 
 /**
  * Builds a recorded `fetch` for the gateway of `options` (the same options as
  * `createGatewayClient`'s; `accountId`, `gatewayId` and `recorder` are the ones that matter).
  */
-export function createGatewayFetch(options: GatewayClientOptions): FetchFunction {
+export function createGatewayFetch(
+  options: GatewayClientOptions,
+  fetchOptions: GatewayFetchOptions = {},
+): FetchFunction {
   const gatewayUrl = gatewayUrlOf(options);
   const restUrl = `${restAiUrlOf(options)}/`;
   const baseFetch: FetchFunction = (input, init) => (options.fetch ?? fetch)(input, init);
+  const held = new HeldFailures(fetchOptions.sdkRetryWindowMs);
   return async (input, init) => {
     const url = input instanceof Request ? input.url : String(input);
     const withoutQuery = url.split("?")[0] ?? url;
@@ -92,8 +82,15 @@ export function createGatewayFetch(options: GatewayClientOptions): FetchFunction
     } else if (options.gatewayToken !== undefined && !headers.has("cf-aig-authorization")) {
       headers.set("cf-aig-authorization", `Bearer ${options.gatewayToken}`);
     }
+    // An SDK's retry of a request it sent before continues that call (`fetch-retries.ts`).
+    const sdkTry = sdkTryOf(headers);
+    const key =
+      sdkTry === null ? null : requestKey(init?.method ?? "GET", withoutQuery, init?.body);
+    const earlier = key === null ? undefined : held.resume(key, sdkTry);
     const id =
-      headers.get("cf-aig-event-id") ?? (options.generateId ?? (() => crypto.randomUUID()))();
+      earlier?.id ??
+      headers.get("cf-aig-event-id") ??
+      (options.generateId ?? (() => crypto.randomUUID()))();
     headers.set("cf-aig-event-id", id);
     const facts =
       path === undefined
@@ -101,8 +98,21 @@ export function createGatewayFetch(options: GatewayClientOptions): FetchFunction
         : requestFacts(path, init?.body);
     const gateway = restPath === undefined ? options.gatewayId : headers.get("cf-aig-gateway-id")!;
     const now = () => (options.now ?? Date.now)();
-    const startedAt = now();
-    const record = (response: Response | null, outcome: Outcome) => {
+    const startedAt = earlier?.startedAt ?? now();
+    const attempts = (earlier?.attempts ?? 0) + 1;
+    if (attempts > 1 && facts.kind !== "dynamic") {
+      // The try's place in the call, so the gateway's logs join it to the tries before.
+      const steps =
+        facts.kind === "universal" ? facts.universalSteps.map((_, index) => index) : [0];
+      const metadata = withAttemptPlace(headers.get("cf-aig-metadata"), {
+        attempt: attempts,
+        steps: steps.length > 0 ? steps : [0],
+        elapsedMs: now() - startedAt,
+      });
+      if (metadata !== null) headers.set("cf-aig-metadata", metadata);
+    }
+    /** Records the try's event; returns what records a held failure at once (see `hold`). */
+    const record = (response: Response | null, outcome: Outcome): (() => void) | undefined => {
       const recorder = options.recorder;
       if (recorder === undefined) return;
       const cacheStatus = response?.headers.get("cf-aig-cache-status")?.toUpperCase();
@@ -142,10 +152,33 @@ export function createGatewayFetch(options: GatewayClientOptions): FetchFunction
               : (computeCost(options.prices ?? {}, provider, model, usage) ?? null),
         errorCode,
         logId: response?.headers.get("cf-aig-log-id") ?? null,
-        attempts: 1,
+        attempts,
         streamed: outcome.streamed ?? false,
       };
-      callSafely(() => recorder.record(event), options.onRecorderError);
+      const failedSteps = earlier?.failedSteps ?? [];
+      if (failedSteps.length > 0) event.failedSteps = [...failedSteps];
+      const write = (written: CallEvent) =>
+        callSafely(() => recorder.record(written), options.onRecorderError);
+      if (key !== null && errorCode !== null && outcome.held === true && held.windowMs > 0) {
+        const failed: FailedStep = {
+          step: outcome.step ?? 0,
+          provider: provider ?? "",
+          model: model ?? "",
+          status: outcome.status || null,
+          errorCode,
+          at: "request",
+        };
+        return held.hold(
+          key,
+          event,
+          { startedAt, attempts, failedSteps: [...failedSteps, failed] },
+          response,
+          now(),
+          write,
+        );
+      }
+      write(event);
+      return undefined;
     };
 
     let response: Response;
@@ -153,14 +186,24 @@ export function createGatewayFetch(options: GatewayClientOptions): FetchFunction
       response = await baseFetch(input, { ...init, headers });
     } catch (error) {
       const aborted = init?.signal?.aborted === true || (error as Error)?.name === "AbortError";
-      record(null, { status: 0, errorCode: aborted ? "aborted" : "network_error" });
+      record(null, {
+        status: 0,
+        errorCode: aborted ? "aborted" : "network_error",
+        held: !aborted && sdkMayRetry(null),
+      });
       throw error;
     }
     const served = servedFacts(options.routes, facts, response.headers);
     if (!response.ok) {
       const errorCode = ApiCallError.fromResponse({ status: response.status, url }).code;
-      record(response, { ...served, status: response.status, errorCode });
-      return response;
+      const release = record(response, {
+        ...served,
+        status: response.status,
+        errorCode,
+        held: sdkMayRetry(response),
+      });
+      // An SDK that reads the error's body to the end gives up: the held failure is final.
+      return release === undefined ? response : readWatched(response, release);
     }
     // The format the answer comes in: a REST endpoint's own, else OpenAI's on compat, else the provider's.
     const format =
@@ -184,136 +227,6 @@ interface Outcome extends Partial<Pick<CallEvent, "step" | "provider" | "model">
   readonly errorCode?: string | null;
   readonly usage?: TokenUsage | null;
   readonly streamed?: boolean;
-}
-
-function requestFacts(path: string, body: unknown): RequestFacts {
-  const json = parseBody(body);
-  const none = { provider: null, model: null, universalSteps: [] };
-  if (path === "" || path === "/") {
-    return {
-      ...none,
-      kind: "universal",
-      route: "universal",
-      universalSteps: Array.isArray(json)
-        ? json.map((step: Record<string, unknown>) => ({
-            provider: String(step?.provider ?? ""),
-            model: modelOf(step?.query),
-          }))
-        : [],
-    };
-  }
-  const model = modelOf(json);
-  if (path.startsWith("compat/")) {
-    const dynamic = model?.match(/^dynamic\/(.+)$/)?.[1];
-    if (dynamic !== undefined) return { ...none, kind: "dynamic", route: dynamic };
-    const slash = model?.indexOf("/") ?? -1;
-    return {
-      ...none,
-      kind: "compat",
-      route: "compat",
-      provider: model && slash > 0 ? model.slice(0, slash) : null,
-      model: model && slash > 0 ? model.slice(slash + 1) : model,
-    };
-  }
-  const provider = path.split("/")[0] ?? "";
-  return { ...none, kind: "provider", route: provider, provider, model };
-}
-
-/** Which step served, by the gateway's headers. */
-function servedFacts(
-  routes: Readonly<Record<string, RouteInput>> | undefined,
-  facts: RequestFacts,
-  headers: Headers,
-): Pick<CallEvent, "step" | "provider" | "model"> {
-  const named = {
-    step: headers.get("cf-aig-step"),
-    provider: headers.get("cf-aig-provider"),
-    model: headers.get("cf-aig-model"),
-  };
-  const route =
-    facts.kind === "dynamic" && routes !== undefined && Object.hasOwn(routes, facts.route)
-      ? routes[facts.route]
-      : undefined;
-  if (route !== undefined) {
-    const steps = Array.isArray(route) ? route : (route as { steps: [] }).steps;
-    const found = resolveServedStep({ steps }, named);
-    if (found !== undefined) {
-      return { step: found.index, provider: found.step.provider, model: found.step.model };
-    }
-  }
-  // A universal answer without cf-aig-step came from step 0; a provider-native or compat call
-  // has one step; a dynamic route the client does not know stays unmapped without the header.
-  const index = named.step && /^\d+$/.test(named.step) ? Number(named.step) : null;
-  const step = index ?? (facts.kind === "dynamic" ? null : 0);
-  const sentStep = step === null ? undefined : facts.universalSteps[step];
-  return {
-    step,
-    provider: named.provider ?? sentStep?.provider ?? facts.provider,
-    model: named.model ?? sentStep?.model ?? facts.model,
-  };
-}
-
-/**
- * Reads token usage from a copy of a response: the JSON body, or a stream's events (which must
- * end with the provider's completion signal). Never throws; what it cannot read stays null.
- */
-async function readUsage(
-  copy: Response,
-  adapter: ProviderAdapter | undefined,
-): Promise<UsageReading> {
-  const streamed = (copy.headers.get("content-type") ?? "").includes("text/event-stream");
-  try {
-    if (!streamed) {
-      const text = await copy.text();
-      try {
-        return { usage: adapter?.parseResponse(text).usage ?? null, streamed, errorCode: null };
-      } catch {
-        return { usage: null, streamed, errorCode: null };
-      }
-    }
-    if (copy.body === null) return { usage: null, streamed, errorCode: "incomplete_stream" };
-    const parse = adapter === undefined ? undefined : streamParserFor(adapter);
-    let tokensIn: number | undefined;
-    let tokensOut: number | undefined;
-    let complete = parse === undefined;
-    let errorCode: string | null = null;
-    for await (const event of parseSseStream(copy.body)) {
-      for (const delta of parse?.(event) ?? []) {
-        if (delta.type === "usage") {
-          tokensIn = delta.usage.tokensIn ?? tokensIn;
-          tokensOut = delta.usage.tokensOut ?? tokensOut;
-        } else if (delta.type === "done" || delta.type === "finish") complete = true;
-        else if (delta.type === "error" && delta.error.type !== invalidStreamEventType) {
-          errorCode = "stream_error";
-        }
-      }
-    }
-    const usage =
-      tokensIn === undefined && tokensOut === undefined
-        ? null
-        : { tokensIn: tokensIn ?? 0, tokensOut: tokensOut ?? 0 };
-    return { usage, streamed, errorCode: errorCode ?? (complete ? null : "incomplete_stream") };
-  } catch {
-    return { usage: null, streamed, errorCode: streamed ? "incomplete_stream" : "network_error" };
-  }
-}
-
-function parseBody(body: unknown): unknown {
-  const text =
-    typeof body === "string"
-      ? body
-      : body instanceof Uint8Array || body instanceof ArrayBuffer
-        ? new TextDecoder().decode(body)
-        : undefined;
-  if (text === undefined) return undefined;
-  try {
-    return JSON.parse(text);
-  } catch {
-    return undefined;
-  }
-}
-
-function modelOf(json: unknown): string | null {
-  const model = (json as { model?: unknown } | null)?.model;
-  return typeof model === "string" ? model : null;
+  /** A failure the SDK may retry: held for its retry (with an SDK that numbers its tries). */
+  readonly held?: boolean;
 }

@@ -4,11 +4,20 @@
  * once, by its last attempt (`double9`), through a subquery (src/analytics/sql/call-point-sql.ts).
  * Both are in Analytics Engine's SQL reference: "FROM <table_name>|(subquery)", and "argMax is
  * an aggregation function that returns the arg value that corresponds to the maximum value of
- * val". The fake SQL API runs the SQL in DuckDB.
+ * val". The fake SQL API runs the SQL in DuckDB. An export file is folded the same way
+ * (src/analytics/sources/point-calls.ts).
  */
+import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { analyticsEngineSqlSource, buildReport } from "../../src/analytics/index.ts";
-import type { CallPoint } from "../../src/worker/analytics-schema.ts";
+import {
+  analyticsEngineSource,
+  analyticsEngineSqlSource,
+  buildReport,
+} from "../../src/analytics/index.ts";
+import type { CallEvent } from "../../src/client/event.ts";
+import { type CallPoint, encodeCallPoint } from "../../src/worker/analytics-schema.ts";
 import { createFakeSqlApi } from "../../tools/fakes/analytics-engine-sql-api.ts";
 
 const accountId = "0123456789abcdef0123456789abcdef";
@@ -110,5 +119,56 @@ describe("a call the client re-sent, in Analytics Engine", () => {
     // The first attempt's time, the last attempt's latency (counted from the call's start).
     expect(report.firstEvent).toBe(new Date(t0).toISOString());
     expect(report.totals.p99LatencyMs).toBe(19);
+  });
+});
+
+describe("a call the client re-sent, in an Analytics Engine export file", () => {
+  it("is one event: its last attempt, its first attempt's time, the others' cost apart", async () => {
+    const rows = [
+      point({ eventId: "a", errorCode: "incomplete_stream", ok: false, cost: 0.0006 }),
+      point({ eventId: "b" }),
+      point({
+        eventId: "a",
+        attempt: 2,
+        step: 1,
+        provider: "openai",
+        latencyMs: 19,
+        cost: 0.00075,
+      }),
+      point({ latencyMs: 11 }),
+      point({ eventId: "a", app: "app_2" }),
+    ].map((written, index) => {
+      const encoded = encodeCallPoint(written);
+      return JSON.stringify({
+        timestamp: new Date(t0 + index * 1000).toISOString(),
+        ...Object.fromEntries(encoded.blobs.map((blob, column) => [`blob${column + 1}`, blob])),
+        ...Object.fromEntries(
+          encoded.doubles.map((value, column) => [`double${column + 1}`, value]),
+        ),
+      });
+    });
+    const directory = await mkdtemp(path.join(tmpdir(), "stepwise-ae-attempts-"));
+    try {
+      const file = path.join(directory, "export.jsonl");
+      await writeFile(file, rows.join("\n"));
+      const events: CallEvent[] = [];
+      for await (const event of analyticsEngineSource(file).events()) events.push(event);
+      expect(events.map((event) => [event.id, event.step, event.ok, event.attempts])).toEqual([
+        // A row without an event id is a call at once; the others once the rows are read.
+        [expect.stringMatching(/^ae-/), 0, true, 1],
+        ["b", 0, true, 1],
+        ["a", 1, true, 2],
+        ["a", 0, true, 1],
+      ]);
+      const rescued = events[2]!;
+      expect(rescued).toMatchObject({
+        time: new Date(t0).toISOString(),
+        latencyMs: 19,
+        cost: 0.00075,
+        failedAttemptsCost: 0.0006,
+      });
+    } finally {
+      await rm(directory, { recursive: true, force: true });
+    }
   });
 });

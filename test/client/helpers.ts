@@ -12,7 +12,7 @@ import {
   type CircuitBreaker,
   createCircuitBreaker,
 } from "../../src/client/breaker.ts";
-import { createGatewayFetch } from "../../src/client/fetch.ts";
+import { createGatewayFetch, type GatewayFetchOptions } from "../../src/client/fetch.ts";
 import {
   createGatewayClient,
   type FetchFunction,
@@ -102,6 +102,7 @@ export function recordingSleep(clock?: ManualClock) {
 export function testClient(
   overrides: Partial<GatewayClientOptions> = {},
   breakerOptions?: BreakerOptions,
+  fetchOptions?: GatewayFetchOptions,
 ): {
   client: GatewayClient;
   fetch: FetchFunction;
@@ -135,7 +136,7 @@ export function testClient(
   };
   return {
     client: createGatewayClient(options),
-    fetch: createGatewayFetch(options),
+    fetch: createGatewayFetch(options, fetchOptions),
     breaker,
     recorder,
     clock,

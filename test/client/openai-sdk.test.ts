@@ -157,6 +157,7 @@ describe("the official OpenAI SDK through createGatewayFetch", () => {
       body: fixtureJson("client/gateway-error-429.json"),
       headers: { "retry-after": "3" },
     };
+    // The SDK (maxRetries: 0) reads the error's body: it gave up, so the failure is recorded.
     const { client, fetch, recorder } = testClient();
     const openai = sdk(client.url("compat"), fetch);
     const error = await openai.chat.completions

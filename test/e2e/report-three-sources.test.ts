@@ -10,18 +10,17 @@
  */
 import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import {
-  analyticsEngineSqlSource,
-  buildReport,
-  gatewayLogsSource,
-  type Report,
-  type ReportSource,
-} from "../../src/analytics/index.ts";
+import { buildReport } from "../../src/analytics/index.ts";
 import { createGatewayClient, memoryRecorder } from "../../src/client/index.ts";
 import { loadConfig, type StepwiseConfig } from "../../src/config/index.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
-import { createFakeSqlApi } from "../../tools/fakes/analytics-engine-sql-api.ts";
 import { callPointOf } from "../../tools/fakes/call-points.ts";
+import {
+  analyticsEngineOver,
+  emulatorLogsSource,
+  memorySource,
+  perRoute,
+} from "../helpers/three-sources.ts";
 
 const repoRoot = path.resolve(import.meta.dirname, "../..");
 const recorder = memoryRecorder();
@@ -66,57 +65,22 @@ afterAll(async () => {
   await emulator?.close();
 });
 
-/** Per route: the figures the three sources must agree on. */
-function perRoute(report: Report) {
-  return Object.fromEntries(
-    report.routes.map((row) => [
-      `${row.key.gateway}/${row.key.route}`,
-      {
-        calls: row.figures.calls,
-        steps: row.figures.steps,
-        availability: row.figures.availability,
-        fallbackRate: row.figures.fallbackRate,
-        successRate: row.figures.successRate,
-      },
-    ]),
-  );
-}
-
 describe("one run reported from the events, the gateway logs and Analytics Engine", () => {
   it("gives the same calls, step shares, availability and fallback rate per route", async () => {
     const events = recorder.events;
     expect(events).toHaveLength(17);
     const fromEvents = await buildReport(memorySource(events));
 
-    const fromLogs = await buildReport(
-      gatewayLogsSource({
-        accountId: config.accountId,
-        gatewayId: "chat-prod",
-        apiToken: emulator.gatewayToken,
-        baseURL: emulator.restUrl,
-        perPage: 5,
-      }),
-    );
+    const fromLogs = await buildReport(emulatorLogsSource(config.accountId, "chat-prod", emulator));
     expect(fromLogs.source.malformed).toBe(0);
     // More records than calls: every fallback and failure left a record per step tried.
     expect(fromLogs.source.records).toBeGreaterThan(17);
 
-    const sql = createFakeSqlApi({
-      accountId: config.accountId,
-      apiToken: "analytics-token",
-      dataset: "stepwise_events",
-    });
-    await sql.load(
+    const { sql, source } = await analyticsEngineOver(
+      config.accountId,
       events.map((event) => ({ time: Date.parse(event.time), point: callPointOf(event) })),
     );
-    const fromAnalyticsEngine = await buildReport(
-      analyticsEngineSqlSource({
-        accountId: config.accountId,
-        apiToken: "analytics-token",
-        baseURL: sql.baseURL,
-        fetch: sql.fetch,
-      }),
-    );
+    const fromAnalyticsEngine = await buildReport(source);
     sql.close();
 
     const expected = perRoute(fromEvents);
@@ -134,16 +98,3 @@ describe("one run reported from the events, the gateway logs and Analytics Engin
     expect(perRoute(fromAnalyticsEngine)).toEqual(expected);
   });
 });
-
-function memorySource(
-  events: readonly import("../../src/client/event.ts").CallEvent[],
-): ReportSource {
-  return {
-    kind: "events",
-    name: "memory",
-    stats: { records: events.length, malformed: 0, malformedSamples: [] },
-    async *events() {
-      yield* events;
-    },
-  };
-}

@@ -7,7 +7,8 @@
  * its text.
  *
  * It is stricter than the real API where the SQL reference says what is allowed: one `SELECT`
- * from one dataset, no `UNION`/`JOIN`/`WITH`, and only functions the reference documents (a query
+ * from one dataset (directly or through a subquery in `FROM`: "FROM <table_name>|(subquery)"),
+ * no `UNION`/`JOIN`/`WITH`, and only functions the reference documents (a query
  * using `multiIf` or `quantileExact` is refused). It checks `POST`, the path and the bearer token.
  * Guesses, not documented: errors come back as HTTP 422 with a plain-text message (401 for a bad
  * token), and answers are ClickHouse's `JSONEachRow` with its default settings (64-bit integers

@@ -8,7 +8,8 @@
  * Worker's writer also uses: which column holds what (`blob2` route, `double1` step, `double4`
  * ok, …) is written there once. Columns may also be selected under their field names
  * (`SELECT blob1 AS gateway, double3 AS latency_ms, …`, camelCase or snake_case). Each row
- * stands for `_sample_interval` calls. Rows of the wrong shape are counted as malformed with
+ * stands for `_sample_interval` calls, and the rows of one call (a point per attempt, same app
+ * and event id) are its one event (`point-calls.ts`). Rows of the wrong shape are counted as malformed with
  * their line (CSV, JSON lines) or row number (JSON), never fatal.
  */
 import { text as readAll } from "node:stream/consumers";
@@ -24,6 +25,7 @@ import {
 import { AnalyticsError } from "../errors.ts";
 import { parseEventValue } from "../event-schema.ts";
 import { isRecordComplete, parseCsvRecord } from "./csv.ts";
+import { PointCalls, type PointRow } from "./point-calls.ts";
 import { type LineInputOptions, openInput, readLines } from "./read-lines.ts";
 import { type EventSource, SourceTally } from "./types.ts";
 
@@ -50,6 +52,13 @@ export function analyticsEngineSource(
   options: AnalyticsEngineOptions = {},
 ): EventSource {
   const stats = new SourceTally(options.malformedSamples);
+  // The points of one call (a request per attempt) become its one event.
+  const calls = new PointCalls();
+  function* weighted(rows: readonly PointRow[]): Generator<CallEvent> {
+    for (const { event, weight } of rows) {
+      for (let copy = 0; copy < weight; copy += 1) yield event;
+    }
+  }
   function* fromRow(row: Row, number: number): Generator<CallEvent> {
     stats.records += 1;
     const mapped = rowToEvent(row, number);
@@ -57,7 +66,7 @@ export function analyticsEngineSource(
       stats.reject(number, mapped.reason);
       return;
     }
-    for (let copy = 0; copy < mapped.weight; copy += 1) yield mapped.event;
+    yield* weighted(calls.add(mapped, mapped.eventId));
   }
   return {
     kind: "analytics-engine",
@@ -100,6 +109,7 @@ export function analyticsEngineSource(
           yield* fromRow(Object.fromEntries(header.map((name, i) => [name, fields[i]])), startLine);
         }
       }
+      yield* weighted(calls.flush());
     },
   };
 }
@@ -108,7 +118,16 @@ export function analyticsEngineSource(
 export function rowToEvent(
   row: Row,
   number: number,
-): { ok: true; event: CallEvent; weight: number } | { ok: false; reason: string } {
+):
+  | {
+      ok: true;
+      event: CallEvent;
+      weight: number;
+      app: string;
+      attempt: number;
+      eventId: string | null;
+    }
+  | { ok: false; reason: string } {
   const columns = canonical(row);
   const decoded = decodeCallRow(columns);
   if (!decoded.ok) return { ok: false, reason: decoded.reason };
@@ -136,7 +155,16 @@ export function rowToEvent(
     errorCode: point.errorCode,
   });
   if (!parsed.ok) return { ok: false, reason: parsed.reason };
-  return { ok: true, event: parsed.event, weight };
+  const attempt = point.attempt ?? 1;
+  if (attempt > 1) parsed.event.attempts = attempt;
+  return {
+    ok: true,
+    event: parsed.event,
+    weight,
+    app: point.app,
+    attempt,
+    eventId: point.eventId,
+  };
 }
 
 /** The row with aliased columns under their column names (a column present wins). */

@@ -9,7 +9,13 @@
  * Writing is best-effort: a failure is logged without detail and never fails the call.
  */
 import type { WorkerView } from "../../config/worker-view.ts";
-import { computeCost, getProvider, isKnownProvider } from "../../providers/index.ts";
+import {
+  computeCost,
+  createSseDecoder,
+  createStreamParser,
+  getProvider,
+  isKnownProvider,
+} from "../../providers/index.ts";
 import type { TokenUsage } from "../../providers/types.ts";
 import type { AttemptPlace } from "../../wire/attempt-place.ts";
 import { type CallPoint, type CallPointMode, encodeCallPoint } from "../analytics-schema.ts";
@@ -95,7 +101,9 @@ export function callPoint(facts: CallFacts, outcome: CallOutcome, config: Worker
   const status = response?.status ?? 0;
   const errorCode =
     outcome.errorCode ?? (response === undefined || response.ok ? null : `http_${status}`);
-  const usage = readUsage(facts, served, outcome.body);
+  const streamed = response?.headers.get("content-type")?.includes("text/event-stream") ?? false;
+  // A stream that broke carried no answer the app kept: its usage is unknown.
+  const usage = outcome.errorCode ? null : readUsage(facts, served, outcome.body, streamed);
   const cost =
     usage === null || served.provider === null || served.model === null
       ? null
@@ -141,15 +149,40 @@ export function writeCallPoint(
 
 const decoder = new TextDecoder();
 
+/**
+ * The usage a stream carried (an OpenAI-compatible usage chunk, Anthropic's `message_start` and
+ * `message_delta`, …), read with the provider's own stream parser; null when it carried none.
+ */
+function streamUsage(format: string, body: Uint8Array): TokenUsage | null {
+  try {
+    const decode = createSseDecoder();
+    const parse = createStreamParser(format);
+    let tokensIn: number | undefined;
+    let tokensOut: number | undefined;
+    for (const event of [...decode(body), ...decode()]) {
+      for (const delta of parse(event)) {
+        if (delta.type !== "usage") continue;
+        tokensIn = delta.usage.tokensIn ?? tokensIn;
+        tokensOut = delta.usage.tokensOut ?? tokensOut;
+      }
+    }
+    return tokensIn === undefined || tokensOut === undefined ? null : { tokensIn, tokensOut };
+  } catch {
+    return null;
+  }
+}
+
 function readUsage(
   facts: CallFacts,
   served: { provider: string | null; model: string | null },
   body: Uint8Array | null | undefined,
+  streamed: boolean,
 ): TokenUsage | null {
   if (body === undefined || body === null || body.byteLength === 0) return null;
   const format =
     facts.mode === "compat" || facts.mode === "dynamic" ? "openai" : (served.provider ?? "");
   if (!isKnownProvider(format)) return null;
+  if (streamed) return streamUsage(format, body);
   try {
     const usage = getProvider(format).parseResponse(
       decoder.decode(body),

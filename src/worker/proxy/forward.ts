@@ -138,7 +138,8 @@ export async function forward(request: ForwardRequest, context: HandlerContext):
     return new Response(null, init);
   }
   const type = upstream.headers.get("content-type") ?? "";
-  const readsUsage = upstream.ok && type.includes("application/json");
+  const readsUsage =
+    upstream.ok && (type.includes("application/json") || type.includes("text/event-stream"));
   const length = Number(upstream.headers.get("content-length") ?? Number.NaN);
   if (!type.includes("text/event-stream") && length >= 0 && length <= wholeBodyBytes) {
     // A short answer of known length: read it whole, scrub it once, answer with its new length.

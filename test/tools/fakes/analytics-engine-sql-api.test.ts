@@ -102,6 +102,21 @@ describe("the SQL API fake speaks ClickHouse's dialect", () => {
     expect(quantileExactWeighted([], [], 0.5)).toBeNaN();
   });
 
+  it("argMax picks the arg of the row with the largest val, and FROM takes a subquery", async () => {
+    // The SQL reference: "argMax is an aggregation function that returns the arg value that
+    // corresponds to the maximum value of val", and "FROM <table_name>|(subquery)".
+    const { status, rows } = await query(
+      "SELECT group_name, latest FROM (SELECT blob1 AS group_name, argMax(double3, _sample_interval) AS latest FROM calls GROUP BY blob1) FORMAT JSONEachRow",
+    );
+    expect(status).toBe(200);
+    expect(
+      [...rows].sort((x, y) => String(x.group_name).localeCompare(String(y.group_name))),
+    ).toEqual([
+      { group_name: "a", latest: 40 },
+      { group_name: "b", latest: 7 },
+    ]);
+  });
+
   it("aggregates over no rows answer ClickHouse's defaults: 0, 1970, and null for a quantile", async () => {
     const { rows } = await query(
       "SELECT sum(_sample_interval) AS calls, count() AS n, toUnixTimestamp(min(timestamp)) AS first_time, max(blob1) AS last_group, quantileExactWeighted(0.5)(double3, _sample_interval) AS p50 FROM calls WHERE blob1 = 'none' FORMAT JSONEachRow",
