@@ -28,6 +28,7 @@ import {
 import { createRequestListener } from "./server.ts";
 import type { EmulatorServices } from "./services.ts";
 import { GatewayStore } from "./state/gateway-store.ts";
+import type { CallAbort } from "./transport/call-abort.ts";
 import { fetchTransport } from "./transport/fetch-transport.ts";
 import { createHttpTransport } from "./transport/http-transport.ts";
 import { UpstreamRegistry } from "./transport/upstreams.ts";
@@ -99,7 +100,7 @@ export async function startEmulator(options: EmulatorOptions): Promise<Emulator>
     },
   });
   const httpTransport = createHttpTransport();
-  const inFlight = new Set<AbortController>();
+  const inFlight = new Set<CallAbort>();
   const gatewayToken =
     options.gatewayToken ??
     (typeof config.gatewayToken === "string" ? config.gatewayToken : defaultGatewayToken);

@@ -11,6 +11,7 @@ import type { ResponseCache } from "./features/response-cache.ts";
 import type { FaultPicker } from "./mocks/index.ts";
 import type { GatewayStore } from "./state/gateway-store.ts";
 import type { UpstreamTransport } from "./transport/attempt.ts";
+import type { CallAbort } from "./transport/call-abort.ts";
 import type { UpstreamRegistry } from "./transport/upstreams.ts";
 
 export interface EmulatorServices {
@@ -35,7 +36,7 @@ export interface EmulatorServices {
   /** Time to first byte when nothing sets a request timeout, in ms. */
   readonly defaultTimeoutMs: number;
   /** Every in-flight request's controller; the emulator aborts them all when it closes. */
-  readonly inFlight: Set<AbortController>;
+  readonly inFlight: Set<CallAbort>;
   /** Which upstream statuses are failures that retry and fall back (see `step/step-runner.ts`). */
   readonly failOn: "retryable" | "any-error";
   /** Permissive mode: dynamic routes without Cloudflare's requirements (see `EmulatorOptions`). */

@@ -11,6 +11,7 @@ import { GatewayRequestError, gatewayErrorCodes } from "../errors.ts";
 import { headerValue } from "../http/io.ts";
 import type { EmulatorServices } from "../services.ts";
 import type { GatewayState } from "../state/gateway-store.ts";
+import { CallAbort, type CallSignal } from "../transport/call-abort.ts";
 import { type Directives, readDirectives } from "./directives.ts";
 
 /**
@@ -32,7 +33,7 @@ export interface GatewayCall {
   /** Epoch ms (injected clock) when the gateway received the request. */
   readonly startedAt: number;
   /** Aborted when the client goes away or the emulator closes. */
-  readonly signal: AbortSignal;
+  readonly signal: CallSignal;
   /** Whether this request is logged (gateway `collect_logs`, overridden by `cf-aig-collect-log`). */
   readonly collectLogs: boolean;
   /**
@@ -117,10 +118,11 @@ export function acceptGatewayCall(
       throw new GatewayRequestError(429, gatewayErrorCodes.rateLimited, "Rate limited");
     }
   }
-  // The request's one AbortController: the client going away or the emulator closing aborts it.
-  const controller = new AbortController();
+  // The request's one abort: the client going away or the emulator closing aborts it.
+  const controller = new CallAbort();
   services.inFlight.add(controller);
-  response.once("close", () => {
+  // `close` comes once; `on` spares the wrapper `once` allocates.
+  response.on("close", () => {
     services.inFlight.delete(controller);
     if (!response.writableFinished) controller.abort();
   });
@@ -131,7 +133,7 @@ export function acceptGatewayCall(
     response,
     directives,
     now,
-    controller.signal,
+    controller,
     options,
   );
 }
@@ -152,7 +154,7 @@ class AcceptedCall implements GatewayCall {
     readonly response: ServerResponse,
     readonly directives: Directives,
     readonly startedAt: number,
-    readonly signal: AbortSignal,
+    readonly signal: CallSignal,
     options: AcceptOptions,
   ) {
     this.requestId = services.generateId();

@@ -14,6 +14,8 @@
  * that script their upstreams).
  */
 
+import type { CallSignal } from "./call-abort.ts";
+
 /** Response header name/value pairs, names in lower case, in the order they arrived. */
 export type ResponseHeaders = readonly (readonly [string, string])[];
 
@@ -56,7 +58,7 @@ export interface AttemptOptions {
   /** Time to first byte; undefined waits as long as the upstream takes (a final attempt). */
   readonly timeoutMs: number | undefined;
   /** Aborted when the client disconnects or the emulator closes. */
-  readonly signal: AbortSignal;
+  readonly signal: CallSignal;
   /** Largest non-streamed body read; larger ones are a network error. Default 64 MiB. */
   readonly maxBodyBytes?: number;
 }
