@@ -175,7 +175,11 @@ describe("stepwise report --source logs against stepwise dev (docs/analytics.md)
       documented(
         "npx stepwise report --source logs --gateway chat-prod --account-id 0123456789abcdef0123456789abcdef --base-url http://127.0.0.1:8787/client/v4",
       ),
-      { sandbox, env: { CLOUDFLARE_API_TOKEN: "stepwise-dev-token" }, append: `--base-url ${rest}` },
+      {
+        sandbox,
+        env: { CLOUDFLARE_API_TOKEN: "stepwise-dev-token" },
+        append: `--base-url ${rest}`,
+      },
     );
     expect(result.code, result.output).toBe(0);
     expect(result.stdout).toMatch(/· 3 calls counted/);

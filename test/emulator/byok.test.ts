@@ -178,7 +178,11 @@ describe("stored keys on provider-native and universal calls", () => {
 
   it("selects a key by cf-aig-byok-alias, and refuses an unknown alias with 400, code 2040", async () => {
     const upstream = await start();
-    const client = new Cloudflare({ apiToken: emulator!.gatewayToken, baseURL: emulator!.restUrl, maxRetries: 0 });
+    const client = new Cloudflare({
+      apiToken: emulator!.gatewayToken,
+      baseURL: emulator!.restUrl,
+      maxRetries: 0,
+    });
     const gateway = await client.aiGateway.get("chat", { account_id: accountId });
     const storeId = (gateway as unknown as { store_id: string }).store_id;
     const [secret] = await collect(
@@ -219,7 +223,11 @@ describe("stored keys on provider-native and universal calls", () => {
 
   it("uses an overwritten secret on the very next request (rotation)", async () => {
     const upstream = await start();
-    const client = new Cloudflare({ apiToken: emulator!.gatewayToken, baseURL: emulator!.restUrl, maxRetries: 0 });
+    const client = new Cloudflare({
+      apiToken: emulator!.gatewayToken,
+      baseURL: emulator!.restUrl,
+      maxRetries: 0,
+    });
     const [store] = await collect(client.secretsStore.stores.list({ account_id: accountId }));
     const secrets = await collect(
       client.secretsStore.stores.secrets.list(store!.id, { account_id: accountId }),
@@ -246,7 +254,11 @@ describe("stored keys on provider-native and universal calls", () => {
       config: testConfig([chatGateway({ byok: undefined })]),
       upstreams: { openai: upstream.url },
     }));
-    const client = new Cloudflare({ apiToken: emulator.gatewayToken, baseURL: emulator.restUrl, maxRetries: 0 });
+    const client = new Cloudflare({
+      apiToken: emulator.gatewayToken,
+      baseURL: emulator.restUrl,
+      maxRetries: 0,
+    });
     // No store yet: the gateway must point at one first.
     await expect(
       client.aiGateway.providerConfigs.create("chat", {

@@ -19,7 +19,11 @@ let client: Cloudflare;
 const config = testConfig();
 beforeEach(async () => {
   emulator = (await emulatorWith({ config })).emulator;
-  client = new Cloudflare({ apiToken: emulator.gatewayToken, baseURL: emulator.restUrl, maxRetries: 0 });
+  client = new Cloudflare({
+    apiToken: emulator.gatewayToken,
+    baseURL: emulator.restUrl,
+    maxRetries: 0,
+  });
 });
 afterEach(() => emulator.close());
 
