@@ -9,6 +9,7 @@
  */
 import type { CallEvent } from "../client/event.ts";
 import { type FailureReason, failureReasonOf } from "./failure-reasons.ts";
+import { routeId } from "./steering-tally.ts";
 
 /** Counts of one step of a route. */
 export interface StepTally {
@@ -26,55 +27,47 @@ export interface StepTally {
   readonly reasons: Map<FailureReason, number>;
 }
 
-/** One time bucket of a route: calls per serving step (null for none), and cost. */
+/** One time bucket of a route: calls per serving provider/model (`""` for none), and cost. */
 export interface BucketTally {
   calls: number;
   cost: number;
-  readonly served: Map<StepTally | null, number>;
+  readonly served: Map<string, number>;
 }
 
 /** The counts of one route. */
 export interface RouteExplainTally {
   readonly gateway: string;
   readonly route: string;
-  /** Every step seen, in the order first seen. */
-  readonly steps: StepTally[];
-  /** step → provider → model → tally: found without building a key string. */
-  readonly index: Map<number | null, Map<string | null, Map<string | null, StepTally>>>;
+  readonly steps: Map<string, StepTally>;
   buckets: Map<number, BucketTally>;
+}
+
+/** The label of a serving provider/model (`openai/gpt-4o-mini`), `""` when no step served. */
+export function servedLabel(provider: string | null, model: string | null): string {
+  if (provider === null && model === null) return "";
+  return `${provider ?? "?"}/${model ?? "?"}`;
 }
 
 /** Counts the explanation of each counted event, per route. */
 export class ExplainTally {
-  /** gateway → route → tally. */
-  readonly #routes = new Map<string, Map<string, RouteExplainTally>>();
+  readonly routes = new Map<string, RouteExplainTally>();
   #bucketMs = 0;
-
-  /** The tally of a route, if any event of it was counted. */
-  route(gateway: string, route: string): RouteExplainTally | undefined {
-    return this.#routes.get(gateway)?.get(route);
-  }
 
   /**
    * Adds one counted event at `time`, in buckets of `bucketMs` (the aggregator's, now; 0 keeps no
    * buckets).
    */
   add(event: CallEvent, time: number, bucketMs: number): void {
-    let routes = this.#routes.get(event.gateway);
-    if (routes === undefined) {
-      routes = new Map();
-      this.#routes.set(event.gateway, routes);
-    }
-    let route = routes.get(event.route);
+    const id = routeId(event.gateway, event.route);
+    let route = this.routes.get(id);
     if (route === undefined) {
       route = {
         gateway: event.gateway,
         route: event.route,
-        steps: [],
-        index: new Map(),
+        steps: new Map(),
         buckets: new Map(),
       };
-      routes.set(event.route, route);
+      this.routes.set(id, route);
     }
     const served =
       event.step === null ? null : stepOf(route, event.step, event.provider, event.model);
@@ -100,18 +93,13 @@ export class ExplainTally {
         failureReasonOf({ status: event.status, errorCode: event.errorCode }),
       );
     }
-    if (bucketMs > 0) this.#addToBucket(route, event, served, time, bucketMs);
-  }
-
-  /** Every route's tally. */
-  *routes(): IterableIterator<RouteExplainTally> {
-    for (const routes of this.#routes.values()) yield* routes.values();
+    if (bucketMs > 0) this.#addToBucket(route, event, time, bucketMs);
   }
 
   /** Merges every route's buckets into buckets of `bucketMs` (a multiple of the current size). */
   coarsen(bucketMs: number): void {
     if (bucketMs <= this.#bucketMs) return;
-    for (const route of this.routes()) {
+    for (const route of this.routes.values()) {
       const merged = new Map<number, BucketTally>();
       for (const [start, bucket] of route.buckets) {
         const target = Math.floor(start / bucketMs) * bucketMs;
@@ -120,8 +108,8 @@ export class ExplainTally {
         else {
           into.calls += bucket.calls;
           into.cost += bucket.cost;
-          for (const [step, calls] of bucket.served) {
-            into.served.set(step, (into.served.get(step) ?? 0) + calls);
+          for (const [label, calls] of bucket.served) {
+            into.served.set(label, (into.served.get(label) ?? 0) + calls);
           }
         }
       }
@@ -130,13 +118,7 @@ export class ExplainTally {
     this.#bucketMs = bucketMs;
   }
 
-  #addToBucket(
-    route: RouteExplainTally,
-    event: CallEvent,
-    served: StepTally | null,
-    time: number,
-    bucketMs: number,
-  ): void {
+  #addToBucket(route: RouteExplainTally, event: CallEvent, time: number, bucketMs: number): void {
     if (bucketMs !== this.#bucketMs) {
       if (this.#bucketMs === 0) this.#bucketMs = bucketMs;
       else this.coarsen(bucketMs);
@@ -149,7 +131,8 @@ export class ExplainTally {
     }
     bucket.calls += 1;
     bucket.cost += event.cost ?? 0;
-    bucket.served.set(served, (bucket.served.get(served) ?? 0) + 1);
+    const label = event.step === null ? "" : servedLabel(event.provider, event.model);
+    bucket.served.set(label, (bucket.served.get(label) ?? 0) + 1);
   }
 }
 
@@ -159,17 +142,8 @@ function stepOf(
   provider: string | null,
   model: string | null,
 ): StepTally {
-  let providers = route.index.get(step);
-  if (providers === undefined) {
-    providers = new Map();
-    route.index.set(step, providers);
-  }
-  let models = providers.get(provider);
-  if (models === undefined) {
-    models = new Map();
-    providers.set(provider, models);
-  }
-  let tally = models.get(model);
+  const id = `${step ?? ""}\u0000${provider ?? ""}\u0000${model ?? ""}`;
+  let tally = route.steps.get(id);
   if (tally === undefined) {
     tally = {
       step,
@@ -183,8 +157,7 @@ function stepOf(
       failed: 0,
       reasons: new Map(),
     };
-    models.set(model, tally);
-    route.steps.push(tally);
+    route.steps.set(id, tally);
   }
   return tally;
 }

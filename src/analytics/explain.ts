@@ -21,6 +21,7 @@
 import type { GroupKey } from "./dimensions.ts";
 import type { ExplainTally, RouteExplainTally, StepTally } from "./explain-tally.ts";
 import { type FailureReason, failureReasons } from "./failure-reasons.ts";
+import { routeId } from "./steering-tally.ts";
 
 /** USD per million tokens of a model. */
 export interface ModelPrice {
@@ -211,10 +212,7 @@ function seriesOf(tally: RouteExplainTally | undefined, bucketMs: number): Expla
       cost: bucket.cost,
       served: Object.fromEntries(
         [...bucket.served.entries()]
-          .map(([step, calls]): [string, number] => [
-            step === null ? "none" : `${step.provider ?? "?"}/${step.model ?? "?"}`,
-            calls,
-          ])
+          .map(([label, calls]): [string, number] => [label === "" ? "none" : label, calls])
           .sort(([a], [b]) => a.localeCompare(b)),
       ),
     }));
@@ -236,25 +234,27 @@ export function explanationOf(
   const rows = routes.map((row): RouteExplanation => {
     const gateway = String(row.key.gateway);
     const route = String(row.key.route);
-    const routeTally = tally.route(gateway, route);
+    const routeTally = tally.routes.get(routeId(gateway, route));
     const reasons = new Map<FailureReason, number>();
-    const steps = [...(routeTally?.steps ?? [])].sort(compareSteps).map((step): StepExplanation => {
-      const stepReasons = orderedReasons(step.reasons);
-      addReasons(reasons, stepReasons);
-      return {
-        step: step.step,
-        provider: step.provider,
-        model: step.model,
-        served: step.served,
-        share: rate(step.served, row.figures.calls),
-        tokensIn: step.tokensIn,
-        tokensOut: step.tokensOut,
-        cost: step.cost,
-        unknownTokens: step.unknownTokens,
-        failed: step.failed,
-        reasons: stepReasons,
-      };
-    });
+    const steps = [...(routeTally?.steps.values() ?? [])]
+      .sort(compareSteps)
+      .map((step): StepExplanation => {
+        const stepReasons = orderedReasons(step.reasons);
+        addReasons(reasons, stepReasons);
+        return {
+          step: step.step,
+          provider: step.provider,
+          model: step.model,
+          served: step.served,
+          share: rate(step.served, row.figures.calls),
+          tokensIn: step.tokensIn,
+          tokensOut: step.tokensOut,
+          cost: step.cost,
+          unknownTokens: step.unknownTokens,
+          failed: step.failed,
+          reasons: stepReasons,
+        };
+      });
     return {
       key: { gateway, route },
       calls: row.figures.calls,
