@@ -23,6 +23,16 @@ const gamma = (1 + relativeAccuracy) / (1 - relativeAccuracy);
 const logGamma = Math.log(gamma);
 const smallestBucketed = 0.001;
 
+/** A {@link LatencySketch} as plain data (structured-cloneable). */
+export interface LatencySketchState {
+  /** Every value while exact, else null. */
+  readonly samples: readonly number[] | null;
+  /** Bucket index and count pairs once bucketed. */
+  readonly buckets: readonly (readonly [number, number])[];
+  readonly zeros: number;
+  readonly count: number;
+}
+
 /** Mergeable latency distribution: exact when small, ±1 % relative error when large. */
 export class LatencySketch {
   #samples: number[] | null = [];
@@ -48,6 +58,29 @@ export class LatencySketch {
       return;
     }
     this.#addToBucket(value, 1);
+  }
+
+  /** The sketch as plain data, to carry it to another thread ({@link LatencySketch.of}). */
+  state(): LatencySketchState {
+    return {
+      samples: this.#samples === null ? null : [...this.#samples],
+      buckets: [...(this.#buckets ?? [])],
+      zeros: this.#zeros,
+      count: this.#count,
+    };
+  }
+
+  /** The sketch {@link LatencySketch.state} described. */
+  static of(state: LatencySketchState): LatencySketch {
+    const sketch = new LatencySketch();
+    sketch.#count = state.count;
+    sketch.#zeros = state.zeros;
+    if (state.samples !== null) sketch.#samples = [...state.samples];
+    else {
+      sketch.#samples = null;
+      sketch.#buckets = new Map(state.buckets);
+    }
+    return sketch;
   }
 
   /** Adds every value of `other` to this sketch (`other` is left unchanged). */
