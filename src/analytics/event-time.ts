@@ -11,6 +11,18 @@ import { eventLimits } from "./event-limits.ts";
  * own format (`2026-05-01T12:00:00.000Z`) is read without `Date.parse`.
  */
 export function eventTime(text: string): number | null {
+  // Reading a file asks twice for each event's time (validating, then counting): the second
+  // time is the same string.
+  if (text === lastText) return lastTime;
+  lastText = text;
+  lastTime = parseEventTime(text);
+  return lastTime;
+}
+
+let lastText = "";
+let lastTime: number | null = null;
+
+function parseEventTime(text: string): number | null {
   let time: number;
   if (text.length === 24 && text.charCodeAt(23) === 90 /* Z */ && text.charCodeAt(10) === 84) {
     time = canonicalTime(text);
