@@ -9,7 +9,8 @@
  * events. When a file is small, or is stdin, or its first part holds no event (then the single
  * pass says why), this declines and the caller reads in one thread.
  */
-import { stat } from "node:fs/promises";
+import { constants } from "node:fs";
+import { access, stat } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
 import { type AggregateOptions, StepRateAggregator } from "../aggregate.ts";
@@ -73,7 +74,16 @@ export async function aggregateInParallel(
     (found) => (found.isFile() ? found.size : null),
     () => null,
   );
-  if (size === null) return null;
+  // A file this thread cannot read is left to the single pass, which says why in plain words.
+  if (
+    size === null ||
+    !(await access(path, constants.R_OK).then(
+      () => true,
+      () => false,
+    ))
+  ) {
+    return null;
+  }
   const threads =
     options.threads ??
     (size >= parallelFromBytes ? Math.min(availableParallelism(), maxDefaultThreads) : 1);
