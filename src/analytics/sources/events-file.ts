@@ -20,6 +20,8 @@ export interface EventsFileOptions extends LineInputOptions {
    * of at least 64 MiB; one otherwise, and always for stdin). 1 reads in this thread only.
    */
   readonly threads?: number;
+  /** Bytes of a part handed to a thread (default 16 MiB; a few parts a thread, at least one). */
+  readonly partBytes?: number;
 }
 
 /** An events file (or `-` for stdin) as an event source. */

@@ -1,9 +1,9 @@
 /**
  * @module
  * Aggregates a large events file with several threads at once: the file is cut into line-aligned
- * byte ranges (`file-ranges.ts`), one `worker_threads` worker reads and aggregates each
- * (`events-worker.ts`, the same line reader and aggregator as one thread uses), and their counts
- * are merged in file order. The figures are the ones a single pass gives: counts and latency
+ * byte ranges (`file-ranges.ts`, a few per thread), `worker_threads` workers take the next one
+ * as they finish the last (`events-worker.ts`, the same line reader and aggregator as one thread
+ * uses), and their counts are merged, the tallies in file order. The figures are the ones a single pass gives: counts and latency
  * sketches merge exactly, costs are exact sums, malformed lines keep their file-wide numbers and
  * the first samples in file order. Memory stays flat: each worker holds an aggregate, never the
  * events. When a file is small, or is stdin, or its first part holds no event (then the single
@@ -13,10 +13,16 @@ import { constants } from "node:fs";
 import { access, stat } from "node:fs/promises";
 import { availableParallelism } from "node:os";
 import { Worker } from "node:worker_threads";
+import type { AggregatorState } from "../aggregate.ts";
 import { type AggregateOptions, StepRateAggregator } from "../aggregate.ts";
 import { notAnEventsFile } from "./events-lines.ts";
-import type { EventsWorkerInput, EventsWorkerOutput } from "./events-worker-protocol.ts";
-import { lineAlignedRanges } from "./file-ranges.ts";
+import type {
+  EventsWorkerInput,
+  PartAssignment,
+  PartTally,
+  WorkerMessage,
+} from "./events-worker-protocol.ts";
+import { type ByteRange, lineAlignedRanges } from "./file-ranges.ts";
 import type { LineInputOptions } from "./read-lines.ts";
 import type { SourceTally } from "./types.ts";
 
@@ -24,6 +30,9 @@ import type { SourceTally } from "./types.ts";
 export const parallelFromBytes = 64 * 1024 * 1024;
 /** At most this many threads by default. */
 const maxDefaultThreads = 4;
+/** Parts a file is cut into per thread, each at least {@link minPartBytes} (but one a thread). */
+const partsPerThread = 4;
+const minPartBytes = 16 * 1024 * 1024;
 
 /**
  * The worker thread: the built module under `dist/analytics/` when this runs built; when it runs
@@ -41,21 +50,62 @@ function startWorker(input: EventsWorkerInput): Worker {
   );
 }
 
-function runWorker(input: EventsWorkerInput): Promise<EventsWorkerOutput> {
+/** What the threads sent: each part's tally, and each worker's aggregates. */
+interface Collected {
+  readonly tallies: PartTally[];
+  readonly states: (readonly AggregatorState[])[];
+}
+
+/**
+ * Runs `threads` workers over `parts`, handing the next part to whichever asks first (a part
+ * starting at the file's first line goes first), until every part is read.
+ */
+function runWorkers(
+  input: EventsWorkerInput,
+  parts: readonly ByteRange[],
+  threads: number,
+): Promise<Collected> {
   return new Promise((resolve, reject) => {
-    const worker = startWorker(input);
-    let settled = false;
-    worker.once("message", (output: EventsWorkerOutput) => {
-      settled = true;
-      resolve(output);
-    });
-    worker.once("error", (error) => {
-      settled = true;
+    const collected: Collected = { tallies: [], states: [] };
+    const workers: Worker[] = [];
+    let next = 0;
+    let running = threads;
+    let failed = false;
+    const fail = (error: unknown) => {
+      if (failed) return;
+      failed = true;
+      for (const worker of workers) void worker.terminate();
       reject(error);
-    });
-    worker.once("exit", (code) => {
-      if (!settled) reject(new Error(`the events reader thread exited with ${code}`));
-    });
+    };
+    for (let thread = 0; thread < threads; thread += 1) {
+      const worker = startWorker(input);
+      workers.push(worker);
+      let done = false;
+      worker.on("message", (message: WorkerMessage) => {
+        if (message.kind === "next") {
+          const declined = collected.tallies.some((tally) => tally.declined);
+          const range = declined ? undefined : parts[next];
+          const assignment: PartAssignment =
+            range === undefined
+              ? { index: null }
+              : { index: next, range, fromFileStart: range.start === 0 };
+          if (range !== undefined) next += 1;
+          worker.postMessage(assignment);
+        } else if (message.kind === "part") {
+          collected.tallies.push(message.tally);
+        } else {
+          done = true;
+          collected.states.push(message.states);
+          running -= 1;
+          void worker.terminate();
+          if (running === 0 && !failed) resolve(collected);
+        }
+      });
+      worker.once("error", fail);
+      worker.once("exit", (code) => {
+        if (!done) fail(new Error(`the events reader thread exited with ${code}`));
+      });
+    }
   });
 }
 
@@ -65,7 +115,11 @@ function runWorker(input: EventsWorkerInput): Promise<EventsWorkerOutput> {
  */
 export async function aggregateInParallel(
   path: string,
-  options: LineInputOptions & { readonly malformedSamples?: number; readonly threads?: number },
+  options: LineInputOptions & {
+    readonly malformedSamples?: number;
+    readonly threads?: number;
+    readonly partBytes?: number;
+  },
   stats: SourceTally,
   list: readonly AggregateOptions[],
 ): Promise<StepRateAggregator[] | null> {
@@ -88,35 +142,40 @@ export async function aggregateInParallel(
     options.threads ??
     (size >= parallelFromBytes ? Math.min(availableParallelism(), maxDefaultThreads) : 1);
   if (threads <= 1) return null;
-  const ranges = await lineAlignedRanges(path, size, threads);
+  // A few parts a thread, so that a thread the machine runs less often reads fewer of them.
+  const partBytes = options.partBytes ?? minPartBytes;
+  const parts = Math.max(threads, Math.min(threads * partsPerThread, Math.floor(size / partBytes)));
+  const ranges = await lineAlignedRanges(path, size, parts);
   if (ranges.length < 2) return null;
-  const outputs = await Promise.all(
-    ranges.map((range, index) =>
-      runWorker({
-        path,
-        range,
-        fromFileStart: index === 0,
-        ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
-        malformedSamples: stats.sampleLimit,
-        options: list,
-      }),
-    ),
+  const { tallies, states } = await runWorkers(
+    {
+      path,
+      ...(options.maxLineBytes === undefined ? {} : { maxLineBytes: options.maxLineBytes }),
+      malformedSamples: stats.sampleLimit,
+      options: list,
+    },
+    ranges,
+    Math.min(threads, ranges.length),
   );
-  if ((outputs[0]?.events ?? 0) === 0) return null;
+  const byIndex = [...tallies].sort((a, b) => a.index - b.index);
+  const first = byIndex[0];
+  if (first === undefined || first.index !== 0 || first.declined || first.events === 0) return null;
   const aggregators = list.map((aggregateOptions) => new StepRateAggregator(aggregateOptions));
-  let lineOffset = 0;
-  let events = 0;
-  for (const output of outputs) {
-    stats.records += output.records;
-    for (const sample of output.malformedSamples) {
-      stats.reject(sample.line + lineOffset, sample.reason);
-    }
-    stats.malformed += output.malformed - output.malformedSamples.length;
-    output.states.forEach((state, index) => {
+  for (const workerStates of states) {
+    workerStates.forEach((state, index) => {
       aggregators[index]?.merge(state);
     });
-    lineOffset += output.lines;
-    events += output.events;
+  }
+  let lineOffset = 0;
+  let events = 0;
+  for (const tally of byIndex) {
+    stats.records += tally.records;
+    for (const sample of tally.malformedSamples) {
+      stats.reject(sample.line + lineOffset, sample.reason);
+    }
+    stats.malformed += tally.malformed - tally.malformedSamples.length;
+    lineOffset += tally.lines;
+    events += tally.events;
   }
   if (events === 0 && stats.malformed > 0) throw notAnEventsFile(path, stats);
   return aggregators;
