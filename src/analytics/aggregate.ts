@@ -14,6 +14,8 @@ import {
   orderDimensions,
 } from "./dimensions.ts";
 import { eventTime } from "./event-time.ts";
+import { type Explanation, explanationOf } from "./explain.ts";
+import { ExplainTally, type ExplainTallyState } from "./explain-tally.ts";
 import { type Figures, GroupStats, type GroupStatsState } from "./figures.ts";
 import {
   type Group,
@@ -78,6 +80,11 @@ export interface Aggregate {
   series: { bucket: string; bucketMs: number; auto: boolean; points: SeriesPoint[] };
   /** Skipped and demoted steps and hedges per route, as the client's events list them. */
   steering: Steering;
+  /**
+   * Per route: each step's calls and failures by reason, the cost of fallback, and the calls per
+   * serving provider/model over time (`explain.ts`); absent from a source that aggregates itself.
+   */
+  explanation?: Explanation;
 }
 
 export interface AggregateOptions {
@@ -114,6 +121,7 @@ export interface AggregatorState {
   readonly outsideWindow: number;
   readonly filteredOut: number;
   readonly steering: SteeringTallyState;
+  readonly explain: ExplainTallyState;
 }
 
 interface Bucket {
@@ -137,6 +145,7 @@ export class StepRateAggregator {
   #bucketMs: number;
   readonly #fine: GroupIndex;
   readonly #steering = new SteeringTally();
+  readonly #explain = new ExplainTally();
   #buckets = new Map<number, Bucket>();
   #first: number | null = null;
   #last: number | null = null;
@@ -171,6 +180,7 @@ export class StepRateAggregator {
     this.#fine.of(event).add(event);
     this.#steering.add(event);
     if (this.#keepSeries) this.#addToBucket(time, event);
+    this.#explain.add(event, time, this.#keepSeries ? this.#bucketMs : 0);
     return "counted";
   }
 
@@ -215,6 +225,7 @@ export class StepRateAggregator {
         points,
       },
       steering: steeringOf(this.#steering.routes, routes),
+      explanation: explanationOf(this.#settledExplain(), routes, this.#bucketMs),
     };
   }
 
@@ -233,6 +244,7 @@ export class StepRateAggregator {
       outsideWindow: this.#outsideWindow,
       filteredOut: this.#filteredOut,
       steering: this.#steering.state(),
+      explain: this.#explain.state(),
     };
   }
 
@@ -244,6 +256,7 @@ export class StepRateAggregator {
   merge(state: AggregatorState): void {
     mergeGroupStates(this.#fine, state.fine);
     this.#steering.merge(state.steering);
+    this.#explain.merge(state.explain);
     this.#outsideWindow += state.outsideWindow;
     this.#filteredOut += state.filteredOut;
     if (state.first !== null && (this.#first === null || state.first < this.#first)) {
@@ -260,6 +273,12 @@ export class StepRateAggregator {
       if (other.groups !== null && bucket.groups) mergeGroupStates(bucket.groups, other.groups);
     }
     this.#coarsenIfCrowded();
+  }
+
+  /** The explanation's tally with every cost read off its exact sum. */
+  #settledExplain(): ExplainTally {
+    this.#explain.settle();
+    return this.#explain;
   }
 
   #skip(reason: "filtered" | "outside_window"): "filtered" | "outside_window" {

@@ -34,6 +34,7 @@ const usageErrorCodes: ReadonlySet<string> = new Set([
   "scenario_not_found",
   "fault_schedule_not_found",
   "fault_flag_invalid",
+  "optional_package_missing", // a package the command needs is not installed
 ]);
 
 /**

@@ -75,7 +75,12 @@ export async function main(argv: readonly string[]): Promise<number> {
     if (StepwiseError.isInstance(error)) {
       const code = exitCodeOf(error);
       console.error(pc.red(error.message));
-      if (code === exitCodes.usage && commandName !== undefined)
+      // A missing optional package is not a wrong command line: its message is the whole fix.
+      if (
+        code === exitCodes.usage &&
+        commandName !== undefined &&
+        error.code !== "optional_package_missing"
+      )
         console.error(helpHint(commandName));
       return code;
     }

@@ -11,6 +11,7 @@
  * back (what Cloudflare would store, for tests that check what the Worker wrote).
  */
 import { execFile } from "node:child_process";
+import { existsSync } from "node:fs";
 import { mkdtemp, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
@@ -34,8 +35,13 @@ export interface WorkerBundle {
   remove(): Promise<void>;
 }
 
-/** `wrangler deploy --dry-run --outdir <tmp>`: the same build as `npm run worker:bundle`. */
+/**
+ * `wrangler deploy --dry-run --outdir <tmp>`: the same build as `npm run worker:bundle`. Outside
+ * a checkout of Stepwise (the package installed by an app, with neither the Worker's sources nor
+ * wrangler), the bundle the package ships pre-built, `dist/worker-bundle/`, built the same way.
+ */
 export async function buildWorkerBundle(): Promise<WorkerBundle> {
+  if (!existsSync(path.join(projectRoot, "wrangler.jsonc"))) return shippedWorkerBundle();
   const directory = await mkdtemp(path.join(tmpdir(), "stepwise-worker-"));
   const { stdout, stderr } = await run(
     wranglerBin,
@@ -48,6 +54,18 @@ export async function buildWorkerBundle(): Promise<WorkerBundle> {
     metafilePath: path.join(directory, "bundle-meta.json"),
     output: `${stdout}\n${stderr}`,
     remove: () => rm(directory, { recursive: true, force: true }),
+  };
+}
+
+/** The package's pre-built bundle; `remove()` leaves it in place. */
+function shippedWorkerBundle(): WorkerBundle {
+  const directory = path.join(projectRoot, "dist", "worker-bundle");
+  return {
+    directory,
+    scriptPath: path.join(directory, "index.js"),
+    metafilePath: path.join(directory, "bundle-meta.json"),
+    output: "",
+    remove: async () => {},
   };
 }
 

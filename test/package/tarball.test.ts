@@ -89,7 +89,7 @@ console.log(JSON.stringify({ text: answer.text, served: answer.served }));
 `;
 
 describe("the npm package", () => {
-  it("holds only what users need: built JavaScript, types, the bin and the README", () => {
+  it("holds only what users need: built JavaScript, types, the bin and the docs", () => {
     expect(tarballFiles).toContain("package.json");
     expect(tarballFiles).toContain("bin/stepwise.js");
     expect(tarballFiles).toContain("dist/cli/main.js");
@@ -101,7 +101,7 @@ describe("the npm package", () => {
     expect(tarballFiles).toContain("dist/worker-bundle/wrangler.json");
     const unexpected = tarballFiles.filter(
       (file) =>
-        !/^(package\.json|README\.md|LICENSE|bin\/stepwise\.js|dist\/.+\.(js|d\.ts)|dist\/worker-bundle\/wrangler\.json|dist\/stepwise-config\.schema\.json)$/.test(
+        !/^(package\.json|README\.md|CHANGELOG\.md|BENCHMARKS\.md|ARCHITECTURE\.md|CONTRIBUTING\.md|LICENSE|docs\/[\w-]+\.md|bin\/stepwise\.js|dist\/.+\.(js|d\.ts)|dist\/worker-bundle\/wrangler\.json|dist\/stepwise-config\.schema\.json)$/.test(
           file,
         ),
     );

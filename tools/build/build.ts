@@ -58,10 +58,14 @@ function declaredPackages(): string[] {
   const manifest = JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as {
     dependencies?: Record<string, string>;
     devDependencies?: Record<string, string>;
+    peerDependencies?: Record<string, string>;
   };
+  // Peers (optional: the SDK, Pulumi, miniflare, wrangler) stay imports even when a checkout
+  // lacks them: an app installs them only for the commands that load them.
   return [
     ...Object.keys(manifest.dependencies ?? {}),
     ...Object.keys(manifest.devDependencies ?? {}),
+    ...Object.keys(manifest.peerDependencies ?? {}),
   ].filter((name) => !inlinedPackages.includes(name));
 }
 

@@ -8,6 +8,11 @@ import { Command, InvalidArgumentError } from "commander";
 import pc from "picocolors";
 import { type ConfigSourceOptions, loadConfigFrom, withConfigOptions } from "../config-options.ts";
 import { exitCodesHelp } from "../exit-codes.ts";
+import {
+  localSystemPackages,
+  type PackageResolver,
+  requireOptionalPackages,
+} from "../optional-packages.ts";
 
 interface ChaosCommandOptions extends ConfigSourceOptions {
   calls?: number;
@@ -39,7 +44,13 @@ function rateList(value: string): number[] {
   return rates;
 }
 
-export function chaosCommand(): Command {
+/** What the campaign reads from its surroundings; tests inject these. */
+export interface ChaosCommandDependencies {
+  /** Whether an optional package is installed (default: Node's resolution). */
+  readonly resolvePackage?: PackageResolver;
+}
+
+export function chaosCommand(dependencies: ChaosCommandDependencies = {}): Command {
   return withConfigOptions(new Command("chaos"))
     .description(
       "Run a fault campaign: calls through client → Worker → emulator with random faults of every kind and key rotations; checks invariants and availability",
@@ -77,6 +88,7 @@ export function chaosCommand(): Command {
       ].join("\n"),
     )
     .action(async (options: ChaosCommandOptions) => {
+      requireOptionalPackages("stepwise chaos", localSystemPackages, dependencies.resolvePackage);
       // Loaded when the command runs: the campaign pulls in Miniflare, which every other
       // command would otherwise pay for at start-up.
       const { renderReport, runCampaign } = await import("../../chaos/index.ts");

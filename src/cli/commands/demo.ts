@@ -8,6 +8,11 @@ import { Command, InvalidArgumentError } from "commander";
 import pc from "picocolors";
 import { type ConfigSourceOptions, loadConfigFrom, withConfigOptions } from "../config-options.ts";
 import { exitCodesHelp } from "../exit-codes.ts";
+import {
+  localSystemPackages,
+  type PackageResolver,
+  requireOptionalPackages,
+} from "../optional-packages.ts";
 
 interface DemoCommandOptions extends ConfigSourceOptions {
   calls: number;
@@ -25,7 +30,13 @@ function positiveInteger(value: string): number {
   return parsed;
 }
 
-export function demoCommand(): Command {
+/** What the demo reads from its surroundings; tests inject these. */
+export interface DemoCommandDependencies {
+  /** Whether an optional package is installed (default: Node's resolution). */
+  readonly resolvePackage?: PackageResolver;
+}
+
+export function demoCommand(dependencies: DemoCommandDependencies = {}): Command {
   return withConfigOptions(new Command("demo"))
     .description(
       "Run the whole system locally (emulator, mock providers, companion Worker) under outages and a key rotation, then print step rates",
@@ -55,6 +66,7 @@ export function demoCommand(): Command {
       ].join("\n"),
     )
     .action(async (options: DemoCommandOptions) => {
+      requireOptionalPackages("stepwise demo", localSystemPackages, dependencies.resolvePackage);
       // Loaded when the command runs: the demo pulls in Miniflare, which every other command
       // would otherwise pay for at start-up.
       const { defaultScenario, explainFailures, loadScenario, runDemo } = await import(

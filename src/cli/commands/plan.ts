@@ -7,17 +7,25 @@
  */
 import { Command, Option } from "commander";
 import { StepwiseError } from "../../errors/index.ts";
-import { exitCodeOf, exitCodesHelp, UsageError } from "../exit-codes.ts";
+import { exitCodeOf, exitCodesHelp } from "../exit-codes.ts";
+import {
+  type PackageResolver,
+  pulumiPackages,
+  requireOptionalPackages,
+} from "../optional-packages.ts";
 
 interface PlanOptions {
   stack: string;
   json?: boolean;
 }
 
-/** The packages a plan loads, which a lean install may leave out. */
-const pulumiPackages = ["@pulumi/pulumi", "@pulumi/cloudflare"] as const;
+/** What the plan reads from its surroundings; tests inject these. */
+export interface PlanCommandDependencies {
+  /** Whether an optional package is installed (default: Node's resolution). */
+  readonly resolvePackage?: PackageResolver;
+}
 
-export function planCommand(): Command {
+export function planCommand(dependencies: PlanCommandDependencies = {}): Command {
   return new Command("plan")
     .description(
       "Show what `pulumi up` would create for a stack: runs the Pulumi program under mocks (no account, nothing created); exit 1 if the program would refuse the config",
@@ -29,7 +37,7 @@ export function planCommand(): Command {
       `\nRuns the same preflight as the program: a config \`pulumi up\` would refuse fails here with the same message.\nSecure values in the stack file count as set and print as [secret]; they are never decrypted.\nThe companion Worker's bundle is read from the package (or $STEPWISE_WORKER_BUNDLE).\n\nExamples:\n  stepwise plan --stack dev\n  stepwise plan --stack prod --json | jq '.resources[] | .type + " " + .name'\n${exitCodesHelp("the program would refuse the config (a problem, a missing secret or bundle)")}`,
     )
     .action(async (options: PlanOptions) => {
-      const { planStack, formatPlan } = await loadPlanner();
+      const { planStack, formatPlan } = await loadPlanner(dependencies.resolvePackage);
       try {
         const plan = await planStack({ stack: options.stack });
         if (options.json) {
@@ -51,24 +59,14 @@ export function planCommand(): Command {
     });
 }
 
-/** The planner, or a usage error naming the packages to install when Pulumi's are missing. */
-async function loadPlanner() {
-  try {
-    const [plan, text] = await Promise.all([
-      import("../../pulumi/plan.ts"),
-      import("../../pulumi/plan-text.ts"),
-    ]);
-    return { planStack: plan.planStack, formatPlan: text.formatPlan };
-  } catch (error) {
-    const missing = pulumiPackages.find((name) =>
-      String((error as Error).message).includes(`'${name}'`),
-    );
-    if ((error as NodeJS.ErrnoException).code !== "ERR_MODULE_NOT_FOUND" || !missing) throw error;
-    throw new UsageError(
-      `stepwise plan runs the Pulumi program, which needs ${pulumiPackages.join(" and ")} (${missing} is not installed): npm install --save-dev @pulumi/pulumi @pulumi/cloudflare`,
-      error,
-    );
-  }
+/** The planner, after checking that Pulumi's packages are installed. */
+async function loadPlanner(resolvePackage: PackageResolver | undefined) {
+  requireOptionalPackages("stepwise plan", pulumiPackages, resolvePackage);
+  const [plan, text] = await Promise.all([
+    import("../../pulumi/plan.ts"),
+    import("../../pulumi/plan-text.ts"),
+  ]);
+  return { planStack: plan.planStack, formatPlan: text.formatPlan };
 }
 
 function printJson(value: unknown): void {

@@ -4,6 +4,7 @@
  * surroundings (tests inject these). Apart, so that the command (`report.ts`) and the sources
  * it reads (`report-sources.ts`) share them without importing each other.
  */
+import type { PackageResolver } from "../optional-packages.ts";
 
 /** What the command reads from its surroundings; tests inject these. */
 export interface ReportCommandDependencies {
@@ -24,6 +25,8 @@ export interface ReportCommandDependencies {
    * rewritten in place; nowhere otherwise, so cron logs stay clean).
    */
   readonly progress?: (line: string) => void;
+  /** Whether an optional package is installed (default: Node's resolution). */
+  readonly resolvePackage?: PackageResolver;
 }
 
 export interface ReportOptions {
@@ -44,4 +47,6 @@ export interface ReportOptions {
   baseUrl?: string;
   perPage: string;
   dataset?: string;
+  config?: string;
+  reasonsFromLogs?: boolean;
 }
