@@ -69,6 +69,12 @@ export interface ExplainTallyState {
   >;
 }
 
+/** A served step's tally and its label (`openai/gpt-4o-mini`), found once per step. */
+interface ServedStep {
+  readonly tally: StepTally;
+  readonly label: string;
+}
+
 /** Counts the explanation of each counted event, per route. */
 export class ExplainTally {
   readonly routes = new Map<string, RouteExplainTally>();
@@ -168,9 +174,9 @@ export class ExplainTally {
    * buckets).
    */
   add(event: CallEvent, time: number, bucketMs: number): void {
-    const route = this.#route(routeId(event.gateway, event.route), event.gateway, event.route);
-    const served =
-      event.step === null ? null : stepOf(route, event.step, event.provider, event.model);
+    const route = this.#routeOf(event.gateway, event.route);
+    const known = event.step === null ? null : this.#servedStep(route, event);
+    const served = known?.tally ?? null;
     if (served !== null) {
       served.served += 1;
       if (event.cost) this.#costOf(served).add(event.cost);
@@ -193,7 +199,59 @@ export class ExplainTally {
         failureReasonOf({ status: event.status, errorCode: event.errorCode }),
       );
     }
-    if (bucketMs > 0) this.#addToBucket(route, event, time, bucketMs);
+    if (bucketMs > 0) this.#addToBucket(route, known?.label ?? "", time, event.cost, bucketMs);
+  }
+
+  /**
+   * Found without building a key string: gateway → route tally, and per route step → provider →
+   * model → the step's tally and served label. Looked up on every event, so the strings that key
+   * `routes` and `steps` are built once per route and step, not once per event.
+   */
+  readonly #routesByName = new Map<string, Map<string, RouteExplainTally>>();
+  readonly #servedSteps = new Map<
+    RouteExplainTally,
+    Map<unknown, Map<unknown, Map<unknown, ServedStep>>>
+  >();
+
+  #routeOf(gateway: string, name: string): RouteExplainTally {
+    let byRoute = this.#routesByName.get(gateway);
+    if (byRoute === undefined) {
+      byRoute = new Map();
+      this.#routesByName.set(gateway, byRoute);
+    }
+    let route = byRoute.get(name);
+    if (route === undefined) {
+      route = this.#route(routeId(gateway, name), gateway, name);
+      byRoute.set(name, route);
+    }
+    return route;
+  }
+
+  #servedStep(route: RouteExplainTally, event: CallEvent): ServedStep {
+    let bySteps = this.#servedSteps.get(route);
+    if (bySteps === undefined) {
+      bySteps = new Map();
+      this.#servedSteps.set(route, bySteps);
+    }
+    let byProvider = bySteps.get(event.step);
+    if (byProvider === undefined) {
+      byProvider = new Map();
+      bySteps.set(event.step, byProvider);
+    }
+    let byModel = byProvider.get(event.provider);
+    if (byModel === undefined) {
+      byModel = new Map();
+      byProvider.set(event.provider, byModel);
+    }
+    let found = byModel.get(event.model);
+    if (found === undefined) {
+      found = {
+        tally: stepOf(route, event.step, event.provider, event.model),
+        label: servedLabel(event.provider, event.model),
+      };
+      byModel.set(event.model, found);
+    }
+    return found;
   }
 
   /** Merges every route's buckets into buckets of `bucketMs` (a multiple of the current size). */
@@ -219,15 +277,20 @@ export class ExplainTally {
     this.#bucketMs = bucketMs;
   }
 
-  #addToBucket(route: RouteExplainTally, event: CallEvent, time: number, bucketMs: number): void {
+  #addToBucket(
+    route: RouteExplainTally,
+    label: string,
+    time: number,
+    cost: number | null,
+    bucketMs: number,
+  ): void {
     if (bucketMs !== this.#bucketMs) {
       if (this.#bucketMs === 0) this.#bucketMs = bucketMs;
       else this.coarsen(bucketMs);
     }
     const bucket = this.#bucketAt(route, Math.floor(time / this.#bucketMs) * this.#bucketMs);
     bucket.calls += 1;
-    if (event.cost) this.#costOf(bucket).add(event.cost);
-    const label = event.step === null ? "" : servedLabel(event.provider, event.model);
+    if (cost) this.#costOf(bucket).add(cost);
     bucket.served.set(label, (bucket.served.get(label) ?? 0) + 1);
   }
 }
