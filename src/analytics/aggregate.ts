@@ -15,11 +15,18 @@ import {
 } from "./dimensions.ts";
 import { eventTime } from "./event-time.ts";
 import { type Explanation, explanationOf } from "./explain.ts";
-import { ExplainTally } from "./explain-tally.ts";
-import { type Figures, GroupStats } from "./figures.ts";
-import { type Group, GroupIndex, project } from "./group-index.ts";
+import { ExplainTally, type ExplainTallyState } from "./explain-tally.ts";
+import { type Figures, GroupStats, type GroupStatsState } from "./figures.ts";
+import {
+  type Group,
+  GroupIndex,
+  type GroupState,
+  groupStates,
+  mergeGroupStates,
+  project,
+} from "./group-index.ts";
 import { type Steering, steeringOf } from "./steering.ts";
-import { SteeringTally } from "./steering-tally.ts";
+import { SteeringTally, type SteeringTallyState } from "./steering-tally.ts";
 import {
   autoBucketSizes,
   bucketStart,
@@ -99,6 +106,23 @@ export interface AggregateOptions {
  * it settles on the size {@link chooseAutoBucket} picks for the events' span (≤ 120 buckets).
  */
 export const maxStreamingBuckets = 480;
+
+/** A {@link StepRateAggregator}'s counts as plain data (structured-cloneable). */
+export interface AggregatorState {
+  readonly fine: readonly GroupState[];
+  readonly buckets: readonly {
+    readonly start: number;
+    readonly totals: GroupStatsState | null;
+    readonly groups: readonly GroupState[] | null;
+  }[];
+  readonly bucketMs: number;
+  readonly first: number | null;
+  readonly last: number | null;
+  readonly outsideWindow: number;
+  readonly filteredOut: number;
+  readonly steering: SteeringTallyState;
+  readonly explain: ExplainTallyState;
+}
 
 interface Bucket {
   /** All calls of the bucket (automatic series), or null (explicit: merged from `groups`). */
@@ -201,8 +225,60 @@ export class StepRateAggregator {
         points,
       },
       steering: steeringOf(this.#steering.routes, routes),
-      explanation: explanationOf(this.#explain, routes, this.#bucketMs),
+      explanation: explanationOf(this.#settledExplain(), routes, this.#bucketMs),
     };
+  }
+
+  /** What has been counted so far, as plain data: to carry it from another thread to {@link merge}. */
+  state(): AggregatorState {
+    return {
+      fine: groupStates(this.#fine),
+      buckets: [...this.#buckets].map(([start, bucket]) => ({
+        start,
+        totals: bucket.totals?.state() ?? null,
+        groups: bucket.groups ? groupStates(bucket.groups) : null,
+      })),
+      bucketMs: this.#bucketMs,
+      first: this.#first,
+      last: this.#last,
+      outsideWindow: this.#outsideWindow,
+      filteredOut: this.#filteredOut,
+      steering: this.#steering.state(),
+      explain: this.#explain.state(),
+    };
+  }
+
+  /**
+   * Adds what another aggregator with the same options counted (its {@link state}): the result
+   * is the same as if this one had counted those events too, whatever the order (counts and
+   * sketches merge exactly, costs are exact sums).
+   */
+  merge(state: AggregatorState): void {
+    mergeGroupStates(this.#fine, state.fine);
+    this.#steering.merge(state.steering);
+    this.#explain.merge(state.explain);
+    this.#outsideWindow += state.outsideWindow;
+    this.#filteredOut += state.filteredOut;
+    if (state.first !== null && (this.#first === null || state.first < this.#first)) {
+      this.#first = state.first;
+    }
+    if (state.last !== null && (this.#last === null || state.last > this.#last)) {
+      this.#last = state.last;
+    }
+    if (!this.#keepSeries) return;
+    if (!this.#explicitBucket) this.#coarsenTo(state.bucketMs);
+    for (const other of state.buckets) {
+      const bucket = this.#bucketAt(bucketStart(other.start, this.#bucketMs));
+      if (other.totals !== null) bucket.totals?.merge(GroupStats.of(other.totals));
+      if (other.groups !== null && bucket.groups) mergeGroupStates(bucket.groups, other.groups);
+    }
+    this.#coarsenIfCrowded();
+  }
+
+  /** The explanation's tally with every cost read off its exact sum. */
+  #settledExplain(): ExplainTally {
+    this.#explain.settle();
+    return this.#explain;
   }
 
   #skip(reason: "filtered" | "outside_window"): "filtered" | "outside_window" {
@@ -212,7 +288,14 @@ export class StepRateAggregator {
   }
 
   #addToBucket(time: number, event: AnalyticsEvent): void {
-    const start = bucketStart(time, this.#bucketMs);
+    const bucket = this.#bucketAt(bucketStart(time, this.#bucketMs));
+    if (bucket.groups) bucket.groups.of(event).add(event);
+    else bucket.totals?.add(event);
+    this.#coarsenIfCrowded();
+  }
+
+  /** The bucket starting at `start`, created empty on first use. */
+  #bucketAt(start: number): Bucket {
     let bucket = this.#buckets.get(start);
     if (!bucket) {
       bucket = this.#explicitBucket
@@ -220,8 +303,10 @@ export class StepRateAggregator {
         : { totals: new GroupStats(), groups: null };
       this.#buckets.set(start, bucket);
     }
-    if (bucket.groups) bucket.groups.of(event).add(event);
-    else bucket.totals?.add(event);
+    return bucket;
+  }
+
+  #coarsenIfCrowded(): void {
     if (!this.#explicitBucket && this.#buckets.size > maxStreamingBuckets) {
       const next = autoBucketSizes.find((size) => size > this.#bucketMs);
       if (next !== undefined) this.#coarsenTo(next);

@@ -11,6 +11,18 @@ import { eventLimits } from "./event-limits.ts";
  * own format (`2026-05-01T12:00:00.000Z`) is read without `Date.parse`.
  */
 export function eventTime(text: string): number | null {
+  // Reading a file asks twice for each event's time (validating, then counting): the second
+  // time is the same string.
+  if (text === lastText) return lastTime;
+  lastText = text;
+  lastTime = parseEventTime(text);
+  return lastTime;
+}
+
+let lastText = "";
+let lastTime: number | null = null;
+
+function parseEventTime(text: string): number | null {
   let time: number;
   if (text.length === 24 && text.charCodeAt(23) === 90 /* Z */ && text.charCodeAt(10) === 84) {
     time = canonicalTime(text);
@@ -20,7 +32,14 @@ export function eventTime(text: string): number | null {
   return time >= eventLimits.minTime && time < eventLimits.maxTime ? time : null;
 }
 
-/** `YYYY-MM-DDTHH:MM:SS.sssZ` → epoch ms, NaN when a digit or separator is off. */
+/** The day of the last canonical time read (events come in time order), and its start. */
+let lastDay = Number.NaN;
+let lastDayStart = Number.NaN;
+
+/**
+ * `YYYY-MM-DDTHH:MM:SS.sssZ` → epoch ms, NaN when a digit or separator is off. The same value as
+ * `Date.UTC` of the fields, with `Date.UTC` asked once per day rather than once per event.
+ */
 function canonicalTime(text: string): number {
   if (
     text.charCodeAt(4) !== 45 ||
@@ -31,26 +50,25 @@ function canonicalTime(text: string): number {
   ) {
     return Number.NaN;
   }
+  const year = digits(text, 0, 4);
   const month = digits(text, 5, 2);
   const day = digits(text, 8, 2);
   const hour = digits(text, 11, 2);
   const minute = digits(text, 14, 2);
   const second = digits(text, 17, 2);
+  const milliseconds = digits(text, 20, 3);
   if (!(month >= 1 && month <= 12 && day >= 1 && day <= 31 && hour <= 23 && minute <= 59)) {
     return Number.NaN;
   }
-  if (!(second <= 59)) return Number.NaN;
-  const time = Date.UTC(
-    digits(text, 0, 4),
-    month - 1,
-    day,
-    hour,
-    minute,
-    second,
-    digits(text, 20, 3),
-  );
-  // Date.UTC would roll 2026-02-30 over into March; Date.parse refuses it, and so does this.
-  return day <= daysInMonth(digits(text, 0, 4), month) ? time : Number.NaN;
+  if (!(second <= 59) || Number.isNaN(year) || Number.isNaN(milliseconds)) return Number.NaN;
+  // Date.UTC would roll 2026-02-30 over into March; the event check has always refused it.
+  if (day > daysInMonth(year, month)) return Number.NaN;
+  const dayKey = (year * 16 + month) * 32 + day;
+  if (dayKey !== lastDay) {
+    lastDay = dayKey;
+    lastDayStart = Date.UTC(year, month - 1, day);
+  }
+  return lastDayStart + ((hour * 60 + minute) * 60 + second) * 1000 + milliseconds;
 }
 
 function daysInMonth(year: number, month: number): number {

@@ -15,7 +15,8 @@
  * - **steps**: calls per serving step (`"0"`, `"1"`, … and `"none"` when no step served).
  * - **latency p50/p95/p99**: nearest-rank quantiles of `latencyMs` over all calls of the group,
  *   exact up to 1,024 calls and within ±1 % above (see `latency-sketch.ts`).
- * - **tokens in/out, cost**: sums (unknown values count as 0).
+ * - **tokens in/out, cost**: sums (unknown values count as 0); the cost is summed exactly and
+ *   rounded once (`exact-sum.ts`), so it does not depend on the order calls are counted in.
  * - **cache hit rate**: `HIT` / calls whose cache status is known (`HIT` or `MISS`); null when
  *   the gateway reported none.
  * - **budget hits**: calls a routing policy sent to its budget's `over` chain because the budget
@@ -24,7 +25,8 @@
  * Rates are fractions in [0, 1]; a rate over zero calls is null.
  */
 import type { CallEvent } from "../client/event.ts";
-import { LatencySketch } from "./latency-sketch.ts";
+import { ExactSum } from "./exact-sum.ts";
+import { LatencySketch, type LatencySketchState } from "./latency-sketch.ts";
 
 /** Every figure of one group. */
 export interface Figures {
@@ -63,6 +65,26 @@ export function stepKey(step: number | null): string {
   return step === null ? "none" : String(step);
 }
 
+/** A {@link GroupStats} as plain data (structured-cloneable). */
+export interface GroupStatsState {
+  /** calls, ok, answered, fallbacks, tokensIn, tokensOut, cacheHits, cacheLookups, budgetHits, calls no step served. */
+  readonly counts: readonly [
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+    number,
+  ];
+  readonly cost: readonly number[];
+  readonly stepCounts: readonly (number | undefined)[];
+  readonly latency: LatencySketchState;
+}
+
 /** Streaming accumulator of one group's figures; memory is bounded whatever the call count. */
 export class GroupStats implements CallCounts {
   calls = 0;
@@ -71,7 +93,7 @@ export class GroupStats implements CallCounts {
   fallbacks = 0;
   tokensIn = 0;
   tokensOut = 0;
-  cost = 0;
+  readonly #cost = new ExactSum();
   cacheHits = 0;
   cacheLookups = 0;
   budgetHits = 0;
@@ -79,6 +101,55 @@ export class GroupStats implements CallCounts {
   readonly #stepCounts: number[] = [];
   #noStep = 0;
   readonly latency = new LatencySketch();
+
+  /** The cost of the group's calls (unknown costs count as 0). */
+  get cost(): number {
+    return this.#cost.value;
+  }
+
+  /** The accumulator as plain data, to carry it to another thread ({@link GroupStats.of}). */
+  state(): GroupStatsState {
+    return {
+      counts: [
+        this.calls,
+        this.ok,
+        this.answered,
+        this.fallbacks,
+        this.tokensIn,
+        this.tokensOut,
+        this.cacheHits,
+        this.cacheLookups,
+        this.budgetHits,
+        this.#noStep,
+      ],
+      cost: [...this.#cost.partials],
+      stepCounts: [...this.#stepCounts],
+      latency: this.latency.state(),
+    };
+  }
+
+  /** The accumulator {@link GroupStats.state} described. */
+  static of(state: GroupStatsState): GroupStats {
+    const stats = new GroupStats();
+    const [calls, ok, answered, fallbacks, tokensIn, tokensOut, hits, lookups, budget, noStep] =
+      state.counts;
+    stats.calls = calls;
+    stats.ok = ok;
+    stats.answered = answered;
+    stats.fallbacks = fallbacks;
+    stats.tokensIn = tokensIn;
+    stats.tokensOut = tokensOut;
+    stats.cacheHits = hits;
+    stats.cacheLookups = lookups;
+    stats.budgetHits = budget;
+    stats.#noStep = noStep;
+    for (const partial of state.cost) stats.#cost.add(partial);
+    state.stepCounts.forEach((count, step) => {
+      if (count !== undefined) stats.#stepCounts[step] = count;
+    });
+    stats.latency.merge(LatencySketch.of(state.latency));
+    return stats;
+  }
 
   /** Calls per serving step: `"0"`, `"1"`, …, `"none"`. */
   get steps(): Map<string, number> {
@@ -103,7 +174,7 @@ export class GroupStats implements CallCounts {
     this.latency.add(event.latencyMs);
     this.tokensIn += event.tokensIn ?? 0;
     this.tokensOut += event.tokensOut ?? 0;
-    this.cost += event.cost ?? 0;
+    if (event.cost) this.#cost.add(event.cost);
     if (event.cacheStatus !== null) {
       this.cacheLookups += 1;
       if (event.cacheStatus === "HIT") this.cacheHits += 1;
@@ -118,7 +189,7 @@ export class GroupStats implements CallCounts {
     this.fallbacks += other.fallbacks;
     this.tokensIn += other.tokensIn;
     this.tokensOut += other.tokensOut;
-    this.cost += other.cost;
+    this.#cost.merge(other.#cost);
     this.cacheHits += other.cacheHits;
     this.cacheLookups += other.cacheLookups;
     this.budgetHits += other.budgetHits;

@@ -10,7 +10,7 @@ import {
   dimensionValue,
   type GroupKey,
 } from "./dimensions.ts";
-import { GroupStats } from "./figures.ts";
+import { GroupStats, type GroupStatsState } from "./figures.ts";
 
 /** A group's key and its running figures. */
 export interface Group {
@@ -56,6 +56,48 @@ export class GroupIndex {
     }
     return group.stats;
   }
+
+  /** The group of `key` (a key of another index over the same dimensions), created on first sight. */
+  ofKey(key: GroupKey): GroupStats {
+    const dimensions = this.#dimensions;
+    let map = this.#root;
+    const last = dimensions.length - 1;
+    for (let index = 0; index < last; index += 1) {
+      const value = key[dimensions[index] as Dimension] ?? null;
+      let next = map.get(value) as Map<unknown, unknown> | undefined;
+      if (next === undefined) {
+        next = new Map();
+        map.set(value, next);
+      }
+      map = next;
+    }
+    const leaf = last >= 0 ? (key[dimensions[last] as Dimension] ?? null) : null;
+    let group = map.get(leaf) as Group | undefined;
+    if (group === undefined) {
+      const own: GroupKey = {};
+      for (const dimension of dimensions) own[dimension] = key[dimension] ?? null;
+      group = { key: own, stats: new GroupStats() };
+      map.set(leaf, group);
+      this.groups.push(group);
+    }
+    return group.stats;
+  }
+}
+
+/** A group as plain data (structured-cloneable), to carry it to another thread. */
+export interface GroupState {
+  readonly key: GroupKey;
+  readonly stats: GroupStatsState;
+}
+
+/** The groups of an index as plain data. */
+export function groupStates(index: GroupIndex): GroupState[] {
+  return index.groups.map(({ key, stats }) => ({ key, stats: stats.state() }));
+}
+
+/** Adds groups carried as plain data into `index` (over the same dimensions). */
+export function mergeGroupStates(index: GroupIndex, states: readonly GroupState[]): void {
+  for (const { key, stats } of states) index.ofKey(key).merge(GroupStats.of(stats));
 }
 
 /** Merges groups into coarser ones keyed by `dimensions` (a subset of theirs). */

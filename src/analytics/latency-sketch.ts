@@ -23,10 +23,52 @@ const gamma = (1 + relativeAccuracy) / (1 - relativeAccuracy);
 const logGamma = Math.log(gamma);
 const smallestBucketed = 0.001;
 
+/**
+ * Counts per bucket index in one array from the lowest index seen to the highest: latencies
+ * span a few hundred neighbouring buckets, so this is a few kilobytes and an add is an index,
+ * where a map hashed every value.
+ */
+class BucketCounts {
+  #lowest = 0;
+  #counts: number[] = [];
+
+  add(index: number, count: number): void {
+    const counts = this.#counts;
+    if (counts.length === 0) this.#lowest = index;
+    else if (index < this.#lowest) {
+      this.#counts = [...new Array<number>(this.#lowest - index).fill(0), ...counts];
+      this.#lowest = index;
+    }
+    const at = index - this.#lowest;
+    const all = this.#counts;
+    while (all.length <= at) all.push(0);
+    all[at] = (all[at] as number) + count;
+  }
+
+  /** Index and count of every bucket with calls, lowest index first. */
+  entries(): [number, number][] {
+    const found: [number, number][] = [];
+    this.#counts.forEach((count, at) => {
+      if (count > 0) found.push([at + this.#lowest, count]);
+    });
+    return found;
+  }
+}
+
+/** A {@link LatencySketch} as plain data (structured-cloneable). */
+export interface LatencySketchState {
+  /** Every value while exact, else null. */
+  readonly samples: readonly number[] | null;
+  /** Bucket index and count pairs once bucketed. */
+  readonly buckets: readonly (readonly [number, number])[];
+  readonly zeros: number;
+  readonly count: number;
+}
+
 /** Mergeable latency distribution: exact when small, ±1 % relative error when large. */
 export class LatencySketch {
   #samples: number[] | null = [];
-  #buckets: Map<number, number> | null = null;
+  #buckets: BucketCounts | null = null;
   #zeros = 0;
   #count = 0;
 
@@ -50,6 +92,30 @@ export class LatencySketch {
     this.#addToBucket(value, 1);
   }
 
+  /** The sketch as plain data, to carry it to another thread ({@link LatencySketch.of}). */
+  state(): LatencySketchState {
+    return {
+      samples: this.#samples === null ? null : [...this.#samples],
+      buckets: this.#buckets?.entries() ?? [],
+      zeros: this.#zeros,
+      count: this.#count,
+    };
+  }
+
+  /** The sketch {@link LatencySketch.state} described. */
+  static of(state: LatencySketchState): LatencySketch {
+    const sketch = new LatencySketch();
+    sketch.#count = state.count;
+    sketch.#zeros = state.zeros;
+    if (state.samples !== null) sketch.#samples = [...state.samples];
+    else {
+      sketch.#samples = null;
+      sketch.#buckets = new BucketCounts();
+      for (const [index, count] of state.buckets) sketch.#buckets.add(index, count);
+    }
+    return sketch;
+  }
+
   /** Adds every value of `other` to this sketch (`other` is left unchanged). */
   merge(other: LatencySketch): void {
     if (other.#count === 0) return;
@@ -64,8 +130,8 @@ export class LatencySketch {
       return;
     }
     this.#zeros += other.#zeros;
-    for (const [index, count] of other.#buckets ?? []) {
-      this.#buckets?.set(index, (this.#buckets.get(index) ?? 0) + count);
+    for (const [index, count] of other.#buckets?.entries() ?? []) {
+      this.#buckets?.add(index, count);
     }
   }
 
@@ -79,9 +145,8 @@ export class LatencySketch {
     }
     if (rank <= this.#zeros) return 0;
     let seen = this.#zeros;
-    const indexes = [...(this.#buckets ?? new Map<number, number>()).keys()].sort((a, b) => a - b);
-    for (const index of indexes) {
-      seen += this.#buckets?.get(index) ?? 0;
+    for (const [index, count] of this.#buckets?.entries() ?? []) {
+      seen += count;
       if (seen >= rank) return (2 * gamma ** index) / (gamma + 1);
     }
     return null;
@@ -90,7 +155,7 @@ export class LatencySketch {
   #toBuckets(): void {
     const samples = this.#samples ?? [];
     this.#samples = null;
-    this.#buckets = new Map();
+    this.#buckets = new BucketCounts();
     for (const value of samples) this.#addToBucket(value, 1);
   }
 
@@ -100,6 +165,6 @@ export class LatencySketch {
       return;
     }
     const index = Math.ceil(Math.log(value) / logGamma);
-    this.#buckets?.set(index, (this.#buckets.get(index) ?? 0) + count);
+    this.#buckets?.add(index, count);
   }
 }

@@ -59,16 +59,24 @@ export async function buildReport(
     aggregate = await source.aggregate(options);
     if (baselineOptions) baselineAggregate = await source.aggregate(baselineOptions);
   } else {
-    const current = new StepRateAggregator(options);
-    const baseline = baselineOptions ? new StepRateAggregator(baselineOptions) : null;
-    if (source.eventBatches) {
+    const parallel = await source.aggregateAll?.(
+      baselineOptions
+        ? [aggregateOptionsOf(options), aggregateOptionsOf(baselineOptions)]
+        : [aggregateOptionsOf(options)],
+    );
+    const current = parallel?.[0] ?? new StepRateAggregator(options);
+    const baseline = baselineOptions
+      ? (parallel?.[1] ?? new StepRateAggregator(baselineOptions))
+      : null;
+    // When the source's threads counted every event, there is nothing left to read here.
+    if (!parallel && source.eventBatches) {
       for await (const batch of source.eventBatches()) {
         for (const event of batch) {
           current.add(event);
           baseline?.add(event);
         }
       }
-    } else {
+    } else if (!parallel) {
       for await (const event of source.events()) {
         current.add(event);
         baseline?.add(event);
@@ -101,5 +109,18 @@ export async function buildReport(
         : pricing === null
           ? explanation
           : withPricing(explanation, pricing),
+  };
+}
+
+/** The aggregation's own options, without the report's (a clock cannot go to another thread). */
+function aggregateOptionsOf(options: AggregateOptions): AggregateOptions {
+  const { dimensions, window, bucketMs, gateways, routes, series } = options;
+  return {
+    ...(dimensions === undefined ? {} : { dimensions }),
+    ...(window === undefined ? {} : { window }),
+    ...(bucketMs === undefined ? {} : { bucketMs }),
+    ...(gateways === undefined ? {} : { gateways }),
+    ...(routes === undefined ? {} : { routes }),
+    ...(series === undefined ? {} : { series }),
   };
 }

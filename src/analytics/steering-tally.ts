@@ -7,6 +7,7 @@
  */
 import type { CallEvent } from "../client/event.ts";
 import type { GroupKey } from "./dimensions.ts";
+import { ExactSum } from "./exact-sum.ts";
 
 /** The running counts of one route; a kind stays null until an event lists it. */
 export interface RouteTally {
@@ -61,25 +62,86 @@ export function emptyHedgeTally(): HedgeTally {
   };
 }
 
+/** A {@link SteeringTally} as plain data (structured-cloneable), to carry it to another thread. */
+export interface SteeringTallyState {
+  readonly routes: ReadonlyMap<string, RouteTally>;
+  /** Each route's hedge extra cost as exact partials (`exact-sum.ts`). */
+  readonly extraCost: ReadonlyMap<string, readonly number[]>;
+}
+
 /** Counts the steering each counted event lists, per route. */
 export class SteeringTally {
   readonly routes = new Map<string, RouteTally>();
+  /** Hedges' extra cost per route, summed exactly so that merged tallies give the same total. */
+  readonly #extraCost = new Map<string, ExactSum>();
+
+  /** The tally as plain data ({@link SteeringTally.merge} takes it). */
+  state(): SteeringTallyState {
+    return {
+      routes: this.routes,
+      extraCost: new Map([...this.#extraCost].map(([id, sum]) => [id, [...sum.partials]])),
+    };
+  }
+
+  /** Adds a tally carried as plain data (from another thread's {@link SteeringTally.state}). */
+  merge(state: SteeringTallyState): void {
+    for (const [id, other] of state.routes) {
+      const route = this.#route(id, other.key);
+      route.skippingCalls = addNullable(route.skippingCalls, other.skippingCalls);
+      route.demotingCalls = addNullable(route.demotingCalls, other.demotingCalls);
+      if (other.hedges !== null) {
+        route.hedges ??= emptyHedgeTally();
+        const tally = route.hedges;
+        tally.hedgedCalls += other.hedges.hedgedCalls;
+        tally.due += other.hedges.due;
+        tally.sent += other.hedges.sent;
+        tally.won += other.hedges.won;
+        tally.bothFailed += other.hedges.bothFailed;
+        addCounts(tally.notSent, other.hedges.notSent);
+      }
+      for (const [stepId, step] of other.steps) {
+        let tally = route.steps.get(stepId);
+        if (tally === undefined) {
+          tally = emptyStepTally(step.step, step.provider, step.model);
+          route.steps.set(stepId, tally);
+        }
+        for (const action of ["skipped", "demoted"] as const) {
+          tally[action].calls += step[action].calls;
+          addCounts(tally[action].reasons, step[action].reasons);
+        }
+      }
+    }
+    for (const [id, partials] of state.extraCost) {
+      const sum = this.#extraCostOf(id);
+      sum.merge(ExactSum.of(partials));
+      const hedges = this.routes.get(id)?.hedges;
+      if (hedges) hedges.extraCost = sum.value;
+    }
+  }
+
+  #route(id: string, key: GroupKey): RouteTally {
+    let route = this.routes.get(id);
+    if (route === undefined) {
+      route = { key, skippingCalls: null, demotingCalls: null, hedges: null, steps: new Map() };
+      this.routes.set(id, route);
+    }
+    return route;
+  }
+
+  #extraCostOf(id: string): ExactSum {
+    let sum = this.#extraCost.get(id);
+    if (sum === undefined) {
+      sum = new ExactSum();
+      this.#extraCost.set(id, sum);
+    }
+    return sum;
+  }
 
   add(event: CallEvent): void {
     const { skippedSteps, demotedSteps, hedges } = event;
     if (skippedSteps === undefined && demotedSteps === undefined && hedges === undefined) return;
     const id = routeId(event.gateway, event.route);
-    let route = this.routes.get(id);
-    if (route === undefined) {
-      route = {
-        key: { gateway: event.gateway, route: event.route },
-        skippingCalls: null,
-        demotingCalls: null,
-        hedges: null,
-        steps: new Map(),
-      };
-      this.routes.set(id, route);
-    }
+    const route = this.#route(id, { gateway: event.gateway, route: event.route });
     if (skippedSteps !== undefined) {
       route.skippingCalls = (route.skippingCalls ?? 0) + (skippedSteps.length > 0 ? 1 : 0);
       countSteps(route, skippedSteps, "skipped");
@@ -92,6 +154,7 @@ export class SteeringTally {
       route.hedges ??= emptyHedgeTally();
       const tally = route.hedges;
       let sentAny = false;
+      const extraCost = this.#extraCostOf(id);
       for (const hedge of hedges) {
         tally.due += 1;
         if (!hedge.sent) {
@@ -103,8 +166,9 @@ export class SteeringTally {
         tally.sent += 1;
         if (hedge.kept === "hedge") tally.won += 1;
         else if (hedge.kept === "none") tally.bothFailed += 1;
-        tally.extraCost += hedge.extraCost;
+        extraCost.add(hedge.extraCost);
       }
+      tally.extraCost = extraCost.value;
       if (sentAny) tally.hedgedCalls += 1;
     }
   }
@@ -121,13 +185,7 @@ function countSteps(
     const id = `${step}\u0000${provider}\u0000${model}`;
     let tally = route.steps.get(id);
     if (tally === undefined) {
-      tally = {
-        step,
-        provider,
-        model,
-        skipped: { calls: 0, reasons: new Map() },
-        demoted: { calls: 0, reasons: new Map() },
-      };
+      tally = emptyStepTally(step, provider, model);
       route.steps.set(id, tally);
     }
     const counts = tally[action];
@@ -138,4 +196,22 @@ function countSteps(
     }
     seen?.add(`${id}\u0000${reason}`);
   }
+}
+
+function emptyStepTally(step: number, provider: string, model: string): StepTally {
+  return {
+    step,
+    provider,
+    model,
+    skipped: { calls: 0, reasons: new Map() },
+    demoted: { calls: 0, reasons: new Map() },
+  };
+}
+
+function addNullable(into: number | null, other: number | null): number | null {
+  return other === null ? into : (into ?? 0) + other;
+}
+
+function addCounts(into: Map<string, number>, other: ReadonlyMap<string, number>): void {
+  for (const [name, count] of other) into.set(name, (into.get(name) ?? 0) + count);
 }

@@ -17,6 +17,8 @@ export interface CommandCost {
   readonly wallMs: number;
   /** Peak RSS in bytes; undefined without GNU time. */
   readonly peakRssBytes: number | undefined;
+  /** User + system CPU time in ms (every thread); undefined without GNU time. */
+  readonly cpuMs?: number | undefined;
   /** What the command printed on stdout, when `captureStdout` was set. */
   readonly stdout: string;
 }
@@ -49,7 +51,7 @@ export async function timedCommand(
   try {
     const useTime = await isInstalled(gnuTime);
     const [program, programArgs] = useTime
-      ? [gnuTime, ["-f", "%M", "-o", timeFile, command, ...args]]
+      ? [gnuTime, ["-f", "%M %U %S", "-o", timeFile, command, ...args]]
       : [command, [...args]];
     const started = performance.now();
     const child = spawn(program, programArgs, {
@@ -66,10 +68,14 @@ export async function timedCommand(
       const message = Buffer.concat(stderr).toString("utf8").trim().slice(-1_000);
       throw new Error(`${command} ${args.join(" ")} exited with ${code}: ${message}`);
     }
-    const kilobytes = useTime ? Number((await readFile(timeFile, "utf8")).trim()) : Number.NaN;
+    const [kilobytes = Number.NaN, user = Number.NaN, system = Number.NaN] = useTime
+      ? (await readFile(timeFile, "utf8")).trim().split(/\s+/).map(Number)
+      : [];
+    const cpuMs = (user + system) * 1000;
     return {
       wallMs,
       peakRssBytes: Number.isFinite(kilobytes) ? kilobytes * 1024 : undefined,
+      cpuMs: Number.isFinite(cpuMs) ? cpuMs : undefined,
       stdout: Buffer.concat(stdout).toString("utf8"),
     };
   } finally {

@@ -29,3 +29,10 @@ export function jqCalls(output: string): number {
   }
   return total;
 }
+
+/** The events DuckDB's report script counted (its one JSON line: `{ "calls": n, … }`). */
+export function duckdbCalls(stdout: string): number {
+  const calls = (JSON.parse(stdout) as { calls?: unknown }).calls;
+  if (typeof calls !== "number") throw new Error("DuckDB's output has no numeric calls");
+  return calls;
+}

@@ -32,6 +32,8 @@ const root = fileURLToPath(new URL("../..", import.meta.url));
 /** Public entries (package.json `exports`) and the CLI, as `dist/<name>.js`. */
 export const entries: Readonly<Record<string, string>> = {
   "cli/main": "src/cli/main.ts",
+  // The parallel events reader's worker thread, at a path its parent finds (events-parallel.ts).
+  "analytics/events-worker": "src/analytics/sources/events-worker.ts",
   "client/index": "src/client/index.ts",
   "client/breaker": "src/client/breaker.ts",
   "client/budget": "src/routes/budget-ledger.ts",

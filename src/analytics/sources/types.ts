@@ -3,7 +3,7 @@
  * What every source of events provides: a name, a one-shot stream of `CallEvent`s, and a
  * running tally of records read and records rejected (malformed lines are counted, never fatal).
  */
-import type { Aggregate, AggregateOptions } from "../aggregate.ts";
+import type { Aggregate, AggregateOptions, StepRateAggregator } from "../aggregate.ts";
 import type { AnalyticsEvent } from "../dimensions.ts";
 
 /** Where events come from. */
@@ -37,6 +37,11 @@ export interface EventSource {
   events(): AsyncIterable<AnalyticsEvent>;
   /** The same events in arrays (one per chunk read), when the source can: cheaper to iterate. */
   eventBatches?(): AsyncIterable<readonly AnalyticsEvent[]>;
+  /**
+   * Every event counted into one aggregator per entry of `options`, by several threads at once
+   * when the source can (a large file); null when it declines (then read `eventBatches`).
+   */
+  aggregateAll?(options: readonly AggregateOptions[]): Promise<StepRateAggregator[] | null>;
 }
 
 /**

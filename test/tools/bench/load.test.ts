@@ -67,6 +67,16 @@ describe("runInterleaved", () => {
     expect(sides.b.latencies).toHaveLength(6);
   });
 
+  it("returns each round's block of every side, for the noise of a section", async () => {
+    const { rounds, sides } = await runInterleaved(
+      { a: async () => {}, b: async () => {} },
+      { count: 7, blocks: 3, warmup: 1 },
+    );
+    expect(rounds.map((round) => round.a.latencies.length)).toStrictEqual([2, 2, 3]);
+    expect(rounds.map((round) => round.b.latencies.length)).toStrictEqual([2, 2, 3]);
+    expect(rounds.flatMap((round) => round.a.latencies)).toStrictEqual(sides.a.latencies);
+  });
+
   it("gives the last block the remainder, so each side makes exactly `count` calls", async () => {
     const counts = { a: 0, b: 0 };
     const { sides } = await runInterleaved(
