@@ -99,6 +99,14 @@ describe("scanUniversalBody", () => {
     expect(scanned.form).toBe(form);
     expect(scanned.steps.map((members) => members?.length)).toEqual(counts);
   });
+
+  it("ends a string at its closing quote past runs of escapes, an escaped quote and an escaped backslash alike", () => {
+    const query = '{"content":"a\\\\\\"b\\\\","n":"\\"\\"\\\\\\\\"}';
+    const text = `[{"provider":"openai","query":${query},"endpoint":"x\\\\"}]`;
+    const members = scanUniversalBody(text).steps[0]!;
+    expect(members.map((member) => member.valueText)).toEqual(['"openai"', query, '"x\\\\"']);
+    expect(JSON.parse(memberText(members, "query")!)).toEqual(JSON.parse(text)[0].query);
+  });
 });
 
 const table: [string, string, DuplicateMember | undefined][] = [
