@@ -4,6 +4,7 @@
  * and says what it accepts; nothing is silently ignored except metadata entries past the fifth
  * (Cloudflare drops those too).
  */
+import { maxMetadataEntries, savedMetadataEntries } from "../../wire/custom-metadata.ts";
 import { GatewayRequestError } from "../errors.ts";
 
 /** What `cf-aig-backoff` (or a step's `config.backoff`) names; `step/retry.ts` has the formulas. */
@@ -48,9 +49,6 @@ export interface Directives {
 
 /** Reads a header by lowercase name. */
 export type HeaderGetter = (name: string) => string | undefined;
-
-/** Most metadata entries kept. */
-export const maxMetadataEntries = 5;
 
 /**
  * The longest retry delay, in ms: request-handling.mdx, "How long before retrying (in
@@ -200,7 +198,7 @@ function readBoolean(header: HeaderGetter, where: string, name: string): boolean
 }
 
 function readMetadata(text: string, where: string): Record<string, MetadataValue> {
-  const expected = "a JSON object of at most 5 string, number or boolean values";
+  const expected = `a JSON object of at most ${maxMetadataEntries} string, number or boolean values`;
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -221,7 +219,7 @@ function readMetadata(text: string, where: string): Record<string, MetadataValue
       );
     }
   }
-  return Object.fromEntries(entries.slice(0, maxMetadataEntries)) as Record<string, MetadataValue>;
+  return Object.fromEntries(savedMetadataEntries(entries)) as Record<string, MetadataValue>;
 }
 
 function readCustomCost(text: string, where: string): CustomCost {

@@ -19,20 +19,20 @@
  *   directives win over the request's at the gateway, so they would undo the above).
  */
 
+import { type AttemptPlace, attemptPlaceKey, parseAttemptPlace } from "../../wire/attempt-place.ts";
 import {
-  type AttemptPlace,
-  attemptPlaceKey,
+  type CustomMetadataValue,
+  isCustomMetadataValue,
   maxMetadataEntries,
-  parseAttemptPlace,
-} from "../../wire/attempt-place.ts";
+} from "../../wire/custom-metadata.ts";
 import { WorkerError } from "../errors.ts";
 import { type GatewayControl, gatewayControls, type StoredAppToken } from "../key-layout.ts";
 
 /** The metadata entry the Worker writes with the app's id. */
 export const appMetadataKey = "app";
 
-/** A metadata value Cloudflare accepts: "Metadata values can be strings, numbers, or booleans". */
-export type MetadataValue = string | number | boolean;
+/** A metadata value Cloudflare accepts (`src/wire/custom-metadata.ts`). */
+export type MetadataValue = CustomMetadataValue;
 
 /** The request's headers scoped to its app, and what they say about the call. */
 export interface ScopedRequest {
@@ -163,9 +163,7 @@ function readMetadata(raw: string | null): Record<string, MetadataValue> {
   }
   const metadata: Record<string, MetadataValue> = {};
   for (const [key, value] of Object.entries(parsed)) {
-    if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
-      throw invalidMetadata();
-    }
+    if (!isCustomMetadataValue(value)) throw invalidMetadata();
     metadata[key] = value;
   }
   return metadata;
