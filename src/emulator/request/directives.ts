@@ -5,6 +5,7 @@
  * (Cloudflare drops those too).
  */
 import { maxMetadataEntries, savedMetadataEntries } from "../../wire/custom-metadata.ts";
+import { maxEventIdChars } from "../../wire/event-id.ts";
 import { GatewayRequestError } from "../errors.ts";
 
 /** What `cf-aig-backoff` (or a step's `config.backoff`) names; `step/retry.ts` has the formulas. */
@@ -153,8 +154,10 @@ export function readDirectives(header: HeaderGetter, where = "request"): Directi
   if (customCost !== undefined) directives.customCost = readCustomCost(customCost, where);
   const eventId = header("cf-aig-event-id");
   if (eventId !== undefined) {
-    if (eventId.length > 256)
-      throw invalidHeader(where, "cf-aig-event-id", "at most 256 characters", eventId);
+    if (eventId.length > maxEventIdChars) {
+      const expected = `at most ${maxEventIdChars} characters`;
+      throw invalidHeader(where, "cf-aig-event-id", expected, eventId);
+    }
     directives.eventId = eventId;
   }
   return directives;
