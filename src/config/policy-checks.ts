@@ -6,7 +6,8 @@
  * Cloudflare's five `cf-aig-metadata` entries. Runs on raw input as well as parsed; skips what is
  * not the right shape (the schema reports that).
  */
-import { defaultChainName, maxMetadataEntries } from "./policy-schema.ts";
+import { maxMetadataEntries } from "../wire/custom-metadata.ts";
+import { defaultChainName } from "./policy-schema.ts";
 
 type Issue = { message: string; path: PropertyKey[] };
 type Loose = Record<string, unknown>;

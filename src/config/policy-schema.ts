@@ -31,8 +31,7 @@ export const defaultChainName = "default";
 /** Most named chains per route, and most rules per policy (each rule is up to three elements). */
 export const maxChains = 10;
 export const maxRules = 20;
-/** Cloudflare keeps at most 5 `cf-aig-metadata` entries and names at most 5 split outputs. */
-export const maxMetadataEntries = 5;
+/** Cloudflare names at most 5 split outputs. */
 export const maxSplitOutputs = 5;
 
 export const chainNameSchema = z.string().regex(/^[a-z][a-z0-9_-]{0,31}$/, {

@@ -22,11 +22,10 @@
  * of its own: a call that uses all five has no room for it (nor for `route`).
  */
 
+import { maxMetadataEntries } from "./custom-metadata.ts";
+
 /** The metadata key of the entry. */
 export const attemptPlaceKey = "stepwise";
-
-/** The metadata entries AI Gateway keeps per request. */
-export const maxMetadataEntries = 5;
 
 /** Where one request stands in its call. */
 export interface AttemptPlace {

@@ -10,7 +10,8 @@ export const allowed: Readonly<Record<string, readonly string[]>> = {
   // One parser per wire fact (rate-limit headers, universal bodies), shared by client, Worker and
   // emulator so they cannot disagree.
   wire: [],
-  config: ["errors"],
+  // The policy checks read Cloudflare's metadata limit (`wire/custom-metadata.ts`).
+  config: ["errors", "wire"],
   providers: ["errors"],
   routes: ["config", "providers"],
   client: ["errors", "config", "providers", "routes", "wire"],

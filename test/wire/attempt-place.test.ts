@@ -13,13 +13,13 @@ import {
   firstPlace,
   formatAttemptPlace,
   forwardPlace,
-  maxMetadataEntries,
   needsPlace,
   parseAttemptPlace,
   placeOfMetadata,
   routeStepOf,
   withAttemptPlace,
 } from "../../src/wire/attempt-place.ts";
+import { maxMetadataEntries } from "../../src/wire/custom-metadata.ts";
 
 const table: [string, AttemptPlace, string, boolean][] = [
   ["a first, in-order request", firstPlace(3), "attempt=1;steps=0.1.2;elapsed=0", false],

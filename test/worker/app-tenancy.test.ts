@@ -153,6 +153,21 @@ describe("metadata and event ids", () => {
     expect(harness.gatewayCalls).toHaveLength(0);
   });
 
+  it("refuses an event id too long once prefixed with a JSON 400 before anything goes upstream", async () => {
+    const harness = await withKeys();
+    const app = await createApp(harness, "verbose");
+    const limit = 256 - `${app.id}:`.length;
+    const response = await harness.call("POST", compatPath, {
+      token: app.token,
+      body: compatBody,
+      headers: { "cf-aig-event-id": "e".repeat(limit + 1) },
+    });
+    expect(response.status).toBe(400);
+    expect(response.json().error.code).toBe("invalid_event_id");
+    expect(response.json().error.message).toContain(`at most ${limit}`);
+    expect(harness.gatewayCalls).toHaveLength(0);
+  });
+
   it("the event id goes upstream as <app>:<id>, comes back as the app sent it, and is kept prefixed in Analytics Engine", async () => {
     const harness = await withKeys();
     harness.setGateway(async (call, keys) => {

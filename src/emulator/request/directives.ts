@@ -4,6 +4,8 @@
  * and says what it accepts; nothing is silently ignored except metadata entries past the fifth
  * (Cloudflare drops those too).
  */
+import { maxMetadataEntries, savedMetadataEntries } from "../../wire/custom-metadata.ts";
+import { maxEventIdChars } from "../../wire/event-id.ts";
 import { GatewayRequestError } from "../errors.ts";
 
 /** What `cf-aig-backoff` (or a step's `config.backoff`) names; `step/retry.ts` has the formulas. */
@@ -48,9 +50,6 @@ export interface Directives {
 
 /** Reads a header by lowercase name. */
 export type HeaderGetter = (name: string) => string | undefined;
-
-/** Most metadata entries kept. */
-export const maxMetadataEntries = 5;
 
 /**
  * The longest retry delay, in ms: request-handling.mdx, "How long before retrying (in
@@ -155,8 +154,10 @@ export function readDirectives(header: HeaderGetter, where = "request"): Directi
   if (customCost !== undefined) directives.customCost = readCustomCost(customCost, where);
   const eventId = header("cf-aig-event-id");
   if (eventId !== undefined) {
-    if (eventId.length > 256)
-      throw invalidHeader(where, "cf-aig-event-id", "at most 256 characters", eventId);
+    if (eventId.length > maxEventIdChars) {
+      const expected = `at most ${maxEventIdChars} characters`;
+      throw invalidHeader(where, "cf-aig-event-id", expected, eventId);
+    }
     directives.eventId = eventId;
   }
   return directives;
@@ -200,7 +201,7 @@ function readBoolean(header: HeaderGetter, where: string, name: string): boolean
 }
 
 function readMetadata(text: string, where: string): Record<string, MetadataValue> {
-  const expected = "a JSON object of at most 5 string, number or boolean values";
+  const expected = `a JSON object of at most ${maxMetadataEntries} string, number or boolean values`;
   let value: unknown;
   try {
     value = JSON.parse(text);
@@ -221,7 +222,7 @@ function readMetadata(text: string, where: string): Record<string, MetadataValue
       );
     }
   }
-  return Object.fromEntries(entries.slice(0, maxMetadataEntries)) as Record<string, MetadataValue>;
+  return Object.fromEntries(savedMetadataEntries(entries)) as Record<string, MetadataValue>;
 }
 
 function readCustomCost(text: string, where: string): CustomCost {

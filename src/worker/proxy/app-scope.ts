@@ -13,26 +13,28 @@
  *   many as Cloudflare keeps ("AI Gateway allows you to pass up to five custom metadata entries
  *   per request. If more than five entries are provided, only the first five will be saved").
  * - `cf-aig-event-id` goes upstream as `<app id>:<id>`, so one app cannot write events under
- *   another's ids; the app gets its own id back ({@link unscopeEventId}).
+ *   another's ids; the app gets its own id back ({@link unscopeEventId}). An id that would be
+ *   longer than the gateway takes once prefixed (`src/wire/event-id.ts`) is the app's 400.
  * - The app's `cf-aig-cache-key` is taken out here and scoped to the app by `app-cache.ts`.
  * - A universal step's own headers are scoped the same way, and lose any cache key (a step's
  *   directives win over the request's at the gateway, so they would undo the above).
  */
 
+import { type AttemptPlace, attemptPlaceKey, parseAttemptPlace } from "../../wire/attempt-place.ts";
 import {
-  type AttemptPlace,
-  attemptPlaceKey,
+  type CustomMetadataValue,
+  isCustomMetadataValue,
   maxMetadataEntries,
-  parseAttemptPlace,
-} from "../../wire/attempt-place.ts";
+} from "../../wire/custom-metadata.ts";
+import { appScopedEventId, maxAppEventIdChars, maxEventIdChars } from "../../wire/event-id.ts";
 import { WorkerError } from "../errors.ts";
 import { type GatewayControl, gatewayControls, type StoredAppToken } from "../key-layout.ts";
 
 /** The metadata entry the Worker writes with the app's id. */
 export const appMetadataKey = "app";
 
-/** A metadata value Cloudflare accepts: "Metadata values can be strings, numbers, or booleans". */
-export type MetadataValue = string | number | boolean;
+/** A metadata value Cloudflare accepts (`src/wire/custom-metadata.ts`). */
+export type MetadataValue = CustomMetadataValue;
 
 /** The request's headers scoped to its app, and what they say about the call. */
 export interface ScopedRequest {
@@ -61,7 +63,8 @@ export function allowedControls(app: StoredAppToken): ReadonlySet<GatewayControl
 /**
  * Scopes the headers going upstream (already without credentials) to `app`.
  * @throws {WorkerError} 400 `invalid_metadata` when `cf-aig-metadata` is not a JSON object of
- * strings, numbers and booleans.
+ * strings, numbers and booleans; 400 `invalid_event_id` when `cf-aig-event-id` is longer than the
+ * app may send ({@link maxAppEventIdChars}).
  */
 export function scopeRequestHeaders(headers: Headers, app: StoredAppToken): ScopedRequest {
   const scoped = new Headers(headers);
@@ -92,7 +95,7 @@ export function scopeRequestHeaders(headers: Headers, app: StoredAppToken): Scop
 /**
  * A universal step's own headers scoped to `app` as the request's are: its metadata names the app,
  * its event id is prefixed, controls the app may not send and any cache key are dropped.
- * @throws {WorkerError} 400 `invalid_metadata`, as for the request's.
+ * @throws {WorkerError} 400 `invalid_metadata` and `invalid_event_id`, as for the request's.
  */
 export function scopeStepHeaders(
   given: Readonly<Record<string, string>> | undefined,
@@ -137,13 +140,22 @@ function withApp(
 }
 
 function scopedEventId(asked: string, appId: string): string {
-  return `${appId}:${asked}`;
+  const scoped = appScopedEventId(appId, asked);
+  if (scoped.length > maxEventIdChars) {
+    const limit = maxAppEventIdChars(appId);
+    throw new WorkerError({
+      status: 400,
+      code: "invalid_event_id",
+      message: `cf-aig-event-id is ${asked.length} characters; this app's may be at most ${limit} (the gateway takes ${maxEventIdChars}, and the Worker sends the id as "<app id>:<id>").`,
+    });
+  }
+  return scoped;
 }
 
 /** The app's own event id back in the answer's `cf-aig-event-id` (the prefix taken off). */
 export function unscopeEventId(headers: Headers, appId: string): void {
   const echoed = headers.get("cf-aig-event-id");
-  const prefix = `${appId}:`;
+  const prefix = appScopedEventId(appId, "");
   if (echoed?.startsWith(prefix)) headers.set("cf-aig-event-id", echoed.slice(prefix.length));
 }
 
@@ -163,9 +175,7 @@ function readMetadata(raw: string | null): Record<string, MetadataValue> {
   }
   const metadata: Record<string, MetadataValue> = {};
   for (const [key, value] of Object.entries(parsed)) {
-    if (typeof value !== "string" && typeof value !== "number" && typeof value !== "boolean") {
-      throw invalidMetadata();
-    }
+    if (!isCustomMetadataValue(value)) throw invalidMetadata();
     metadata[key] = value;
   }
   return metadata;

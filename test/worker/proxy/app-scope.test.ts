@@ -4,6 +4,8 @@
  * written by the Worker, event ids prefixed with the app, universal steps unable to undo any of it.
  */
 import { describe, expect, it } from "vitest";
+import { maxEventIdChars } from "../../../src/wire/event-id.ts";
+import { WorkerError } from "../../../src/worker/errors.ts";
 import type { StoredAppToken } from "../../../src/worker/key-layout.ts";
 import {
   scopeRequestHeaders,
@@ -122,7 +124,44 @@ describe("scopeRequestHeaders", () => {
     expect(none.eventId).toBeNull();
     expect(none.headers.has("cf-aig-event-id")).toBe(false);
   });
+
+  // The app's id is 12 characters, so its prefix `a1b2c3d4e5f6:` is 13 and it may send 243.
+  const lengths: [number, boolean][] = [
+    [1, true],
+    [243, true],
+    [244, false],
+    [maxEventIdChars, false],
+  ];
+  it.each(lengths)("an event id of %i characters is sent upstream: %s", (length, sent) => {
+    const headers = new Headers({ "cf-aig-event-id": "e".repeat(length) });
+    if (sent) {
+      expect(scopeRequestHeaders(headers, app()).eventId).toHaveLength(13 + length);
+      return;
+    }
+    const refusal = refusalOf(() => scopeRequestHeaders(headers, app()));
+    expect(refusal.status).toBe(400);
+    expect(refusal.code).toBe("invalid_event_id");
+    expect(refusal.message).toContain(`at most 243`);
+    expect(refusal.message).toContain(`${length} characters`);
+  });
+
+  it("refuses a universal step's event id that would be too long, as the request's", () => {
+    const refusal = refusalOf(() =>
+      scopeStepHeaders({ "cf-aig-event-id": "e".repeat(244) }, app()),
+    );
+    expect(refusal.code).toBe("invalid_event_id");
+  });
 });
+
+function refusalOf(run: () => unknown): WorkerError {
+  try {
+    run();
+  } catch (error) {
+    if (error instanceof WorkerError) return error;
+    throw error;
+  }
+  throw new Error("expected a WorkerError");
+}
 
 describe("unscopeEventId", () => {
   it("gives the app back the id it sent; leaves an id the gateway made up alone", () => {
