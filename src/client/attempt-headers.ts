@@ -12,17 +12,18 @@ import { withAttemptPlace } from "../wire/attempt-place.ts";
 import type { CallState, RouteEntry } from "./call-state.ts";
 
 /**
- * The headers of a universal request of `call` over the steps `order`, as its current attempt
- * (the call's headers as they are when the metadata has no room for the entry).
+ * The headers of a universal request of `call` over the steps `order`, as attempt `attempt` (by
+ * default its current one); the call's headers as they are when the metadata has no room.
  */
 export function attemptHeaders(
   call: CallState,
   order: readonly RouteEntry[],
+  attempt: number = call.attempts,
 ): Record<string, string> {
   const { headers } = call;
   const sent = headers["cf-aig-metadata"];
   const metadata = withAttemptPlace(sent ?? null, {
-    attempt: Math.max(1, call.attempts),
+    attempt: Math.max(1, attempt),
     steps: order.map((entry) => entry.index),
     elapsedMs: call.now() - call.startedAt,
   });

@@ -33,7 +33,8 @@
  * request, sharing `blob7` and `blob10`; the request's place in the route (the `stepwise`
  * metadata entry, `src/wire/attempt-place.ts`) maps its step to the route's and gives `double9`
  * and the time before it. The report counts a call once, by its last attempt (`argMax` over
- * `double9`), and what its other attempts cost apart.
+ * `double9`; of a hedge and the request it raced, the ok one), and what its other attempts cost
+ * apart.
  *
  * Rows also carry `timestamp` (written by Analytics Engine) and `_sample_interval` (how many
  * calls the row stands for after sampling). A point never carries a key or a token.
@@ -124,7 +125,8 @@ export function callColumnOf(name: string): string {
 /**
  * One row per call from the points of `table` that match `where`: the Worker writes a point per
  * request, and the requests of a call the client re-sent share the app (`blob7`) and the event id
- * (`blob10`). Each column of the call's last attempt (`argMax(…, double9)`) comes out under
+ * (`blob10`). Each column of the call's last attempt (`argMax(…, double9 * 2 + double4)`: of
+ * two requests of one attempt, a hedge and the request it raced, the ok one) comes out under
  * {@link callColumnOf} (`call_blob2` route, `call_double1` step, `call_double3` latency from the
  * call's start, …), with `call_sample_interval` its weight, `call_timestamp` the call's first
  * attempt's time and `call_double9` its attempts. A point without an event id is a call of its
@@ -133,7 +135,9 @@ export function callColumnOf(name: string): string {
 export function callsSubquery(table: string, where: string): string {
   const attempt = callPointColumns.attempt;
   const eventId = callPointColumns.eventId;
-  const last = (name: string) => `argMax(${name}, ${attempt}) AS ${callColumnOf(name)}`;
+  // The last attempt; of two requests of one attempt (a hedge and the request it raced), the ok one.
+  const order = `${attempt} * 2 + ${callPointColumns.ok}`;
+  const last = (name: string) => `argMax(${name}, ${order}) AS ${callColumnOf(name)}`;
   const columns = [
     ...Object.values(callPointColumns).filter((name) => name !== attempt),
     ...metadataColumns,
@@ -148,7 +152,7 @@ export function callsSubquery(table: string, where: string): string {
     `SELECT ${[
       ...columns.map(last),
       `max(${attempt}) AS ${callColumnOf(attempt)}`,
-      `argMax(${sampleIntervalColumn}, ${attempt}) AS ${callColumnOf(sampleIntervalColumn)}`,
+      `argMax(${sampleIntervalColumn}, ${order}) AS ${callColumnOf(sampleIntervalColumn)}`,
       `min(${timestampColumn}) AS ${callColumnOf(timestampColumn)}`,
     ].join(", ")}`,
     `FROM ${table}`,

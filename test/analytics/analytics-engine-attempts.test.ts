@@ -90,6 +90,21 @@ beforeAll(async () => {
     },
     // Another app's call with the same event id is another call.
     { time: t0, point: point({ eventId: "a", app: "app_2" }) },
+    // H: a hedge raced the first request of attempt 1 and lost (its stream was cancelled).
+    { time: t0, point: point({ eventId: "h" }) },
+    {
+      time: t0,
+      point: point({
+        eventId: "h",
+        step: null,
+        ok: false,
+        errorCode: "incomplete_stream",
+        provider: "openai",
+        tokensIn: null,
+        tokensOut: null,
+        cost: null,
+      }),
+    },
     // Two points without an event id in the same second: two calls.
     { time: t0, point: point({ latencyMs: 11 }) },
     { time: t0, point: point({ latencyMs: 12 }) },
@@ -104,12 +119,12 @@ describe("a call the client re-sent, in Analytics Engine", () => {
       { dimensions: ["route", "step"], window: { since: t0 - 60_000, until: t0 + 60_000 } },
     );
     expect(report.totals).toMatchObject({
-      calls: 6,
-      ok: 5,
+      calls: 7,
+      ok: 6,
       fallbacks: 1,
-      steps: { "0": 4, "1": 1, none: 1 },
-      tokensIn: 50,
-      cost: expect.closeTo(0.00475, 12),
+      steps: { "0": 5, "1": 1, none: 1 },
+      tokensIn: 60,
+      cost: expect.closeTo(0.00575, 12),
     });
     // Every query counted calls from the one subquery, the last attempt chosen with argMax.
     for (const query of fake.queries) {

@@ -156,3 +156,36 @@ describe("a call's records across the client's attempts", () => {
     expect(callKeyOf(record({}))).toBe("call-1");
   });
 });
+
+describe("a hedged attempt in the gateway's logs", () => {
+  it("is served by whichever of the two requests answered first", () => {
+    const records = (hedgeWins: boolean) => [
+      // The first request of attempt 1 (in the route's order: no place).
+      record({ at: 0, duration: hedgeWins ? 900 : 40 }),
+      // The hedge, sent 300 ms later with the steps after the first.
+      record({
+        at: 300,
+        place: "attempt=1;steps=1.2;elapsed=300",
+        provider: "openai",
+        model: "gpt-4o-mini",
+        duration: 50,
+        success: hedgeWins,
+        status_code: hedgeWins ? 200 : 0,
+        cost: hedgeWins ? 0.0002 : undefined,
+      }),
+    ];
+    expect(recordsToCall(records(true), "chat-prod")).toMatchObject({
+      step: 1,
+      provider: "openai",
+      latencyMs: 350,
+      cost: 0.0002,
+      failedAttemptsCost: 0.001,
+    });
+    expect(recordsToCall(records(false), "chat-prod")).toMatchObject({
+      step: 0,
+      provider: "anthropic",
+      latencyMs: 40,
+      cost: 0.001,
+    });
+  });
+});

@@ -122,6 +122,7 @@ beforeAll(async () => {
       return globalThis.fetch(input, init);
     },
     retryDelayMs: 1,
+    // A stalled stream (3 s, below) is given up on long before it would resume.
     streamIdleTimeoutMs: 300,
     ...extra,
   });
@@ -160,7 +161,7 @@ beforeAll(async () => {
   await run("stream cut", [{ provider: "anthropic", kind: "stream-cut" }], 2, "stream");
   await run(
     "stream stall",
-    [{ provider: "anthropic", kind: "stream-stall", delayMs: 1_000 }],
+    [{ provider: "anthropic", kind: "stream-stall", delayMs: 3_000 }],
     2,
     "stream",
   );

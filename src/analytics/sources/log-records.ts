@@ -14,7 +14,8 @@
  *   before it); a request without one is a first, in-order request. Requests without a place are
  *   told apart by `request_id`. The last request (highest attempt, then latest) is the call's
  *   answer: a success there served the call; earlier successes were answers the client dropped
- *   (a cut or stalled stream, a rejected answer).
+ *   (a cut or stalled stream, a rejected answer). A hedge names the attempt of the request it
+ *   raced: of the two, the first to answer served.
  * - step: the serving record's `step` mapped through its request's place to the route's step (a
  *   record without `step` counts as its request's position 0); null when no step served;
  * - time: the earliest `created_at`; id: the event id; logId: the serving record's `id`;
@@ -81,8 +82,23 @@ export function recordsToCall(records: readonly GatewayLog[], gatewayId: string)
   if (records.length === 0) throw new RangeError("a call has at least one log record");
   const requests = requestsOf(records);
   const first = requests[0]!.records[0]!;
-  const last = requests.at(-1)!;
-  const served = last.records.find((log) => log.success);
+  // The call's last attempt: one request, or a hedge and the request it raced (one attempt, two
+  // places), of which the first to answer served.
+  let last = requests.at(-1)!;
+  const attempt = last.place?.attempt ?? 1;
+  let served: GatewayLog | undefined;
+  for (const request of last.place === null ? [last] : requests) {
+    // (A first request in the route's order names no place: it is attempt 1.)
+    if ((request.place?.attempt ?? 1) !== attempt) continue;
+    const success = request.records.find((log) => log.success);
+    if (
+      success &&
+      (served === undefined || answeredAt(request, success) < answeredAt(last, served))
+    ) {
+      served = success;
+      last = request;
+    }
+  }
   const final = served ?? last.records.at(-1)!;
   const { [attemptPlaceKey]: _place, ...metadata } = parseMetadata(first.metadata);
   const status = final.status_code ?? (served ? 200 : 0);
@@ -163,6 +179,11 @@ function requestsOf(records: readonly GatewayLog[]): CallRequest[] {
     );
   }
   return ordered;
+}
+
+/** When a record's answer came, in ms from its request's call start (its place's elapsed). */
+function answeredAt(request: CallRequest, log: GatewayLog): number {
+  return (request.place?.elapsedMs ?? 0) + log.duration;
 }
 
 /** The route step of a record: its request's position mapped through the request's place. */

@@ -52,7 +52,9 @@ export class PointCalls {
       this.#open.set(key, { last: row, first: time, lastSeen: time, otherCost: null });
       return done;
     }
-    const [kept, other] = row.attempt >= call.last.attempt ? [row, call.last] : [call.last, row];
+    // The last attempt; of a hedge and the request it raced (one attempt), the ok one.
+    const rank = (point: PointRow) => point.attempt * 2 + (point.event.ok ? 1 : 0);
+    const [kept, other] = rank(row) >= rank(call.last) ? [row, call.last] : [call.last, row];
     if (other.event.cost !== null) call.otherCost = (call.otherCost ?? 0) + other.event.cost;
     call.last = kept;
     call.first = Math.min(call.first, time);

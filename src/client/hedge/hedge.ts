@@ -172,7 +172,10 @@ export function sendHedged(
         record.sent = true;
         call.attempts++;
         // The hedge holds the steps after the first: its place says which route steps they are.
-        second = startLeg(JSON.stringify(steps.slice(1)), attemptHeaders(call, order.slice(1)));
+        // It races the first request of the same attempt, so it names that attempt: the sources
+        // keep whichever of the two answered.
+        const headers = attemptHeaders(call, order.slice(1), call.attempts - 1);
+        second = startLeg(JSON.stringify(steps.slice(1)), headers);
         watch(second);
       }
     }, hedge.afterMs);
