@@ -35,6 +35,9 @@ export const optionalPackages = {
   wrangler: "4.86.0",
   "@pulumi/pulumi": "3.248.0",
   "@pulumi/cloudflare": "6.22.1",
+  // The client's OpenTelemetry recorder (`stepwise-gateway/client/otel`) loads it itself and
+  // emits nothing without it.
+  "@opentelemetry/api": "1.9.1",
 } as const;
 
 export type OptionalPackage = keyof typeof optionalPackages;

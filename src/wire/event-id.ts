@@ -20,3 +20,15 @@ export function appScopedEventId(appId: string, eventId: string): string {
 export function maxAppEventIdChars(appId: string): number {
   return Math.max(0, maxEventIdChars - appScopedEventId(appId, "").length);
 }
+
+/**
+ * The app's own event id from one the Worker sent upstream for the app `appId` (the gateway's
+ * logs and the Worker's Analytics Engine points keep the prefixed one): `<app id>:` taken off, so
+ * every source names a call by the id the app's client recorded. An id without the prefix (no
+ * Worker in front, or no app known) is returned as it is.
+ */
+export function appOwnEventId(appId: string | null | undefined, eventId: string): string {
+  if (!appId) return eventId;
+  const prefix = appScopedEventId(appId, "");
+  return eventId.startsWith(prefix) ? eventId.slice(prefix.length) : eventId;
+}

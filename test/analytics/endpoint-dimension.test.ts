@@ -120,7 +120,8 @@ describe("stepwise report --by endpoint", () => {
 
 describe("--by endpoint on Analytics Engine", () => {
   it("groups by the point's mode column, a compat call to dynamic/<route> counted as compat", () => {
-    const mode = callPointColumns.mode;
+    // A call's last attempt's column, as the calls subquery names it (`call_blob8`).
+    const mode = `call_${callPointColumns.mode}`;
     expect(dimensionExpression("endpoint")).toBe(`if(${mode} = 'dynamic', 'compat', ${mode})`);
     expect(withStepAndRoute(["gateway", "route", "endpoint"])).toEqual([
       "gateway",

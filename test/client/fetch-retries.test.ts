@@ -63,7 +63,7 @@ async function logsOf(id: string): Promise<CallEvent[]> {
   const source = gatewayLogsSource({
     accountId,
     gatewayId: "chat-sdk",
-    apiToken: "local",
+    apiToken: emulator.gatewayToken,
     baseURL: emulator.restUrl,
   });
   for await (const event of source.events()) if (event.id === id) calls.push(event);

@@ -27,6 +27,7 @@ import {
 import { parseConfig, type StepwiseConfig, workerViewText } from "../../src/config/index.ts";
 import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import type { FaultRule } from "../../src/emulator/mocks/types.ts";
+import { appOwnEventId } from "../../src/wire/event-id.ts";
 import { createAppToken, rotateKey } from "../../src/worker-admin/index.ts";
 import {
   analyticsEngineOver,
@@ -241,11 +242,18 @@ afterAll(async () => {
   await bundle?.remove();
 });
 
+/** The app's own event id of a Worker's point. */
+function ownId(point: { readonly blobs?: readonly (string | null | ArrayBuffer)[] }): string {
+  const [app, id] = [point.blobs?.[6], point.blobs?.[9]];
+  return typeof id === "string" ? appOwnEventId(typeof app === "string" ? app : null, id) : "";
+}
+
 /** The Worker's points, once every call's last attempt has one (at most 10 s). */
 async function lastAttemptPoints(running: RunningWorker, calls: readonly CallEvent[]) {
   const written = () => {
     const points = running.analyticsPoints();
-    const seen = new Set(points.map((point) => `${point.blobs?.[9]} ${point.doubles?.[8]}`));
+    // The point keeps the id the Worker sent upstream, `<app>:<id>` (blob7 is the app).
+    const seen = new Set(points.map((point) => `${ownId(point)} ${point.doubles?.[8]}`));
     return calls.every((event) => seen.has(`${event.id} ${event.attempts}`)) ? points : null;
   };
   for (let waited = 0; waited < 10_000; waited += 50) {
@@ -312,7 +320,7 @@ describe("one run with client- and gateway-side failovers, reported three ways",
     expect(points.length).toBeLessThanOrEqual(requests);
     const timeOf = new Map(events.map((event) => [event.id, Date.parse(event.time)]));
     const stamped = points.map((point) => ({
-      time: timeOf.get(point.blobs?.[9] ?? "") ?? Date.now(),
+      time: timeOf.get(ownId(point)) ?? Date.now(),
       point: {
         indexes: point.indexes ?? [],
         blobs: (point.blobs ?? []).map((blob) => blob ?? ""),
@@ -333,7 +341,7 @@ describe("one run with client- and gateway-side failovers, reported three ways",
         {
           method: "POST",
           headers: { authorization: "Bearer analytics-token" },
-          body: `SELECT call_blob10 AS id, call_double1 AS step, call_double4 AS ok, call_double5 AS tokens_in, call_double6 AS tokens_out, call_double7 AS cost FROM (${callsTable(scope)}) FORMAT JSONEachRow`,
+          body: `SELECT call_blob7 AS app, call_blob10 AS id, call_double1 AS step, call_double4 AS ok, call_double5 AS tokens_in, call_double6 AS tokens_out, call_double7 AS cost FROM (${callsTable(scope)}) FORMAT JSONEachRow`,
         },
       );
       const rows = (await response.text())
@@ -343,7 +351,8 @@ describe("one run with client- and gateway-side failovers, reported three ways",
       const known = (value: number | string) => (Number(value) < 0 ? null : Number(value));
       const fromPoints = Object.fromEntries(
         rows.map((row) => [
-          String(row.id),
+          // The point keeps the id the Worker sent upstream, `<app>:<id>`.
+          appOwnEventId(String(row.app), String(row.id)),
           {
             step: known(row.step!),
             ok: Number(row.ok) === 1,

@@ -51,7 +51,10 @@ async function rest(
 ): Promise<unknown> {
   const response = await fetch(`${emulator.restUrl}/accounts/${emulator.accountId}${path}`, {
     method,
-    headers: { authorization: "Bearer test-api-token", "content-type": "application/json" },
+    headers: {
+      authorization: `Bearer ${emulator.gatewayToken}`,
+      "content-type": "application/json",
+    },
     ...(body === undefined ? {} : { body: JSON.stringify(body) }),
   });
   const json = (await response.json()) as { success: boolean; result?: unknown; data?: unknown };

@@ -153,6 +153,8 @@ describe("the BYOK provider-config provider against the emulator", () => {
         defaultConfig: false,
         secretId: secret.id,
         baseUrl: emulator.restUrl,
+        // The emulator's REST API checks its token, as Cloudflare's does.
+        apiToken: emulator.gatewayToken,
       };
       const created = await providerConfigProvider.create!(target);
       const gateway = emulator.state.gateways.get("chat")!;

@@ -262,6 +262,8 @@ describe("the versioned dynamic-route provider against the emulator", () => {
         name: "trial",
         elementsJson: canonicalJson(compileDynamicRoute(route({ candidate: 10 }))),
         baseUrl: emulator.restUrl,
+        // The emulator's REST API checks its token, as Cloudflare's does.
+        apiToken: emulator.gatewayToken,
       };
       const created = await versionedRouteProvider.create!(target);
       expect(await ask()).toBe("llama-3.3-70b");

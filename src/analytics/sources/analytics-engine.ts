@@ -14,6 +14,7 @@
  */
 import { text as readAll } from "node:stream/consumers";
 import type { CallEvent } from "../../client/event.ts";
+import { appOwnEventId } from "../../wire/event-id.ts";
 import {
   type CallPoint,
   type CallPointRow,
@@ -137,7 +138,7 @@ export function rowToEvent(
   }
   const parsed = parseEventValue({
     time: new Date(time).toISOString(),
-    id: point.eventId ?? `ae-${time}-${number}`,
+    id: point.eventId ? appOwnEventId(point.app, point.eventId) : `ae-${time}-${number}`,
     gateway: point.gateway,
     route: point.route,
     mode: eventMode(point, columns),

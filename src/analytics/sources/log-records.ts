@@ -35,6 +35,7 @@
 import * as z from "zod";
 import type { FailedStep } from "../../client/event.ts";
 import { type AttemptPlace, attemptPlaceKey, parseAttemptPlace } from "../../wire/attempt-place.ts";
+import { appOwnEventId } from "../../wire/event-id.ts";
 import type { AnalyticsEvent } from "../dimensions.ts";
 import { failedStepOfRecord } from "./log-failure-reasons.ts";
 
@@ -119,7 +120,9 @@ export function recordsToCall(records: readonly GatewayLog[], gatewayId: string)
   const mode = metadata.mode;
   const event: AnalyticsEvent = {
     time: new Date(start).toISOString(),
-    id: first.event_id || first.request_id || first.id,
+    id: first.event_id
+      ? appOwnEventId(typeof metadata.app === "string" ? metadata.app : null, first.event_id)
+      : first.request_id || first.id,
     gateway: gatewayId,
     route: metadata.route ? metadata.route : "unknown",
     mode: mode === "dynamic" || mode === "fetch" ? mode : "universal",

@@ -70,7 +70,7 @@ describe("reasons of the steps the gateway passed over", () => {
       gatewayLogsSource({
         accountId: config.accountId,
         gatewayId: config.gateways[0]!.id,
-        apiToken: "local",
+        apiToken: emulator.gatewayToken,
         baseURL: emulator.restUrl,
       }),
     );
@@ -83,7 +83,7 @@ describe("reasons of the steps the gateway passed over", () => {
   it("fill the client's events with --reasons-from-logs", async () => {
     let output = "";
     const command = reportCommand({
-      env: { CLOUDFLARE_API_TOKEN: "local" },
+      env: { CLOUDFLARE_API_TOKEN: emulator.gatewayToken },
       write: (text) => {
         output += text;
       },
