@@ -14,6 +14,8 @@ import {
   orderDimensions,
 } from "./dimensions.ts";
 import { eventTime } from "./event-time.ts";
+import { type Explanation, explanationOf } from "./explain.ts";
+import { ExplainTally } from "./explain-tally.ts";
 import { type Figures, GroupStats } from "./figures.ts";
 import { type Group, GroupIndex, project } from "./group-index.ts";
 import { type Steering, steeringOf } from "./steering.ts";
@@ -71,6 +73,11 @@ export interface Aggregate {
   series: { bucket: string; bucketMs: number; auto: boolean; points: SeriesPoint[] };
   /** Skipped and demoted steps and hedges per route, as the client's events list them. */
   steering: Steering;
+  /**
+   * Per route: each step's calls and failures by reason, the cost of fallback, and the calls per
+   * serving provider/model over time (`explain.ts`); absent from a source that aggregates itself.
+   */
+  explanation?: Explanation;
 }
 
 export interface AggregateOptions {
@@ -114,6 +121,7 @@ export class StepRateAggregator {
   #bucketMs: number;
   readonly #fine: GroupIndex;
   readonly #steering = new SteeringTally();
+  readonly #explain = new ExplainTally();
   #buckets = new Map<number, Bucket>();
   #first: number | null = null;
   #last: number | null = null;
@@ -148,6 +156,7 @@ export class StepRateAggregator {
     this.#fine.of(event).add(event);
     this.#steering.add(event);
     if (this.#keepSeries) this.#addToBucket(time, event);
+    this.#explain.add(event, time, this.#keepSeries ? this.#bucketMs : 0);
     return "counted";
   }
 
@@ -192,6 +201,7 @@ export class StepRateAggregator {
         points,
       },
       steering: steeringOf(this.#steering.routes, routes),
+      explanation: explanationOf(this.#explain, routes, this.#bucketMs),
     };
   }
 

@@ -2,7 +2,8 @@
  * @module
  * What happened on a call's way to its answer, read both ways the event schema reads a record
  * (the plain-code reader and the zod schemas accept exactly the same records): `failedSteps`,
- * `discardedChars`, `skippedSteps` and `demotedSteps` (the client's guards), and `hedges`.
+ * `discardedChars`, `failedAttemptsCost`, `skippedSteps` and `demotedSteps` (the client's guards),
+ * and `hedges`.
  */
 import type { z as Zod } from "zod";
 import type { CallEvent } from "../client/event.ts";
@@ -39,6 +40,7 @@ export function attemptFieldSchemas(z: typeof Zod) {
       .max(100)
       .optional(),
     discardedChars: count(eventLimits.maxTokens).optional(),
+    failedAttemptsCost: z.number().nonnegative().max(eventLimits.maxCost).optional(),
     skippedSteps: steeredSteps.optional(),
     demotedSteps: steeredSteps.optional(),
     hedges: z
@@ -64,7 +66,7 @@ export function attemptFieldSchemas(z: typeof Zod) {
  * record is then not an event, or zod says why).
  */
 export function readAttemptFields(record: Record<string, unknown>, event: CallEvent): boolean {
-  const { failedSteps, discardedChars } = record;
+  const { failedSteps, discardedChars, failedAttemptsCost } = record;
   if (failedSteps !== undefined) {
     if (!Array.isArray(failedSteps) || failedSteps.length > 100) return false;
     const read: NonNullable<CallEvent["failedSteps"]>[number][] = [];
@@ -78,6 +80,15 @@ export function readAttemptFields(record: Record<string, unknown>, event: CallEv
   if (discardedChars !== undefined) {
     if (!isCount(discardedChars, eventLimits.maxTokens)) return false;
     event.discardedChars = discardedChars;
+  }
+  if (failedAttemptsCost !== undefined) {
+    if (
+      typeof failedAttemptsCost !== "number" ||
+      !(failedAttemptsCost >= 0 && failedAttemptsCost <= eventLimits.maxCost)
+    ) {
+      return false;
+    }
+    event.failedAttemptsCost = failedAttemptsCost;
   }
   for (const field of ["skippedSteps", "demotedSteps"] as const) {
     if (record[field] === undefined) continue;

@@ -6,6 +6,7 @@
 import { type Aggregate, type AggregateOptions, StepRateAggregator } from "./aggregate.ts";
 import { type Comparison, compareAggregates } from "./compare.ts";
 import type { ThresholdBreach } from "./errors.ts";
+import { type Explanation, type Pricing, withPricing } from "./explain.ts";
 import type { MalformedRecord, ReportSource, SourceKind } from "./sources/types.ts";
 import { checkThresholds, type Threshold } from "./thresholds.ts";
 import type { TimeWindow } from "./window.ts";
@@ -18,10 +19,12 @@ export interface ReportOptions extends AggregateOptions {
   thresholds?: readonly Threshold[];
   /** Clock for `generatedAt` (default `Date.now`, resolved at call time). */
   now?: () => number;
+  /** Prices and each route's primary (from a config), for the cost of fallback. */
+  pricing?: Pricing | null;
 }
 
 /** A complete step-rate report; every renderer takes this. */
-export interface Report extends Aggregate {
+export interface Report extends Omit<Aggregate, "explanation"> {
   generatedAt: string;
   source: {
     kind: SourceKind;
@@ -35,6 +38,8 @@ export interface Report extends Aggregate {
   };
   comparison: Comparison | null;
   thresholds: { checked: Threshold[]; breaches: ThresholdBreach[] };
+  /** Failures per step, cost of fallback, served models over time; null when not recorded. */
+  explanation: Explanation | null;
 }
 
 /**
@@ -73,6 +78,8 @@ export async function buildReport(
     baselineAggregate = baseline?.finish() ?? null;
   }
   const thresholds = [...(options.thresholds ?? [])];
+  const { explanation } = aggregate;
+  const pricing = options.pricing ?? null;
   return {
     generatedAt: new Date((options.now ?? Date.now)()).toISOString(),
     source: {
@@ -88,5 +95,11 @@ export async function buildReport(
     ...aggregate,
     comparison: baselineAggregate ? compareAggregates(aggregate, baselineAggregate) : null,
     thresholds: { checked: thresholds, breaches: checkThresholds(thresholds, aggregate.totals) },
+    explanation:
+      explanation === undefined
+        ? null
+        : pricing === null
+          ? explanation
+          : withPricing(explanation, pricing),
   };
 }

@@ -55,7 +55,7 @@ export function chaosTarget(
   const { rateLimit: _rateLimit, spendLimits: _spendLimits, ...rest } = gateway;
   const campaignGateway: GatewayConfig = {
     ...rest,
-    cache: { ttl: 0, invalidateOnUpdate: false },
+    cache: { ttl: 0, invalidateOnUpdate: false, shareBetweenApps: false },
   };
   return {
     config: {

@@ -14,6 +14,7 @@
 
 import { answerCost, stepNamedBy } from "../providers/cost.ts";
 import { universalStep } from "../routes/universal.ts";
+import { attemptHeaders } from "./attempt-headers.ts";
 import type { CallState, Failure, RouteEntry, StreamAnswer } from "./call-state.ts";
 import { passedOver } from "./failover.ts";
 import { sendHedged } from "./hedge/hedge.ts";
@@ -59,7 +60,13 @@ export async function sendAttempt(
   const stalls = firstTokenMs !== undefined && !(client.attemptTimeoutMs! <= firstTokenMs);
   const timeoutMs = stalls ? firstTokenMs : client.attemptTimeoutMs;
   const signal = timeoutMs === undefined ? call.options.signal : attemptSignal(call, timeoutMs);
-  const init = { method: "POST", headers: call.headers, body: JSON.stringify(body), signal };
+  // A re-sent or reordered chain tells the gateway which route steps it holds (a first, in-order
+  // request, most calls, sends the call's headers as they are).
+  const headers =
+    rest || dynamic || (call.attempts <= 1 && inRouteOrder(order))
+      ? call.headers
+      : attemptHeaders(call, order);
+  const init = { method: "POST", headers, body: JSON.stringify(body), signal };
   // A hedged route's universal attempt may also go to the steps after the first.
   const sent =
     call.route.config.hedge && !rest
@@ -88,6 +95,14 @@ export async function sendAttempt(
   } finally {
     clearTimeout(call.timer);
   }
+}
+
+/** True when `order` is the route's steps from the first, in order. */
+function inRouteOrder(order: readonly RouteEntry[]): boolean {
+  for (let position = 0; position < order.length; position++) {
+    if (order[position]!.index !== position) return false;
+  }
+  return true;
 }
 
 /**

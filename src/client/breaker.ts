@@ -14,9 +14,11 @@
  * about one base cooldown, and a long outage costs one request per (growing) cooldown.
  *
  * Time comes from `now`, so tests drive it without sleeping. Memory per circuit is constant: the
- * failure-rate window is a ring of {@link windowBucketCount} time buckets.
+ * failure-rate window is a ring of time buckets (`failure-window.ts`); the settings and their
+ * checks are in `breaker-settings.ts`.
  */
 
+import { breakerSettings } from "./breaker-settings.ts";
 import type {
   Admission,
   BreakerOptions,
@@ -26,9 +28,15 @@ import type {
   CircuitBreaker,
   CircuitHealth,
 } from "./breaker-types.ts";
-import { InvalidOptionsError } from "./call-errors.ts";
+import {
+  countOutcome,
+  type WindowBucket,
+  windowBucketCount,
+  windowCounts,
+} from "./failure-window.ts";
 import type { RouteStep } from "./types.ts";
 
+export { defaultBreakerOptions } from "./breaker-settings.ts";
 export type {
   Admission,
   BreakerOptions,
@@ -38,27 +46,15 @@ export type {
   CircuitBreaker,
   CircuitHealth,
 } from "./breaker-types.ts";
-
-/** Time buckets per circuit that make up the failure-rate window. */
-export const windowBucketCount = 10;
-
-export const defaultBreakerOptions: Required<Omit<BreakerOptions, "now">> = {
-  failureThreshold: 5,
-  failureRateThreshold: 0.5,
-  windowMs: 60_000,
-  minimumCalls: 10,
-  cooldownMs: 2_000,
-  maxCooldownMs: 30_000,
-  whenOpen: "move-to-end",
-};
+export { windowBucketCount } from "./failure-window.ts";
 
 interface Circuit {
   readonly provider: string;
   readonly model: string;
   state: BreakerState;
   consecutiveFailures: number;
-  /** A ring indexed by `slot % windowBucketCount`: outcomes per slice of the window. */
-  readonly buckets: { slot: number; successes: number; failures: number }[];
+  /** The failure-rate window (`failure-window.ts`). */
+  readonly buckets: WindowBucket[];
   openedAt: number | null;
   cooldownMs: number;
   probeToken: number | null;
@@ -74,33 +70,15 @@ interface Circuit {
  * breaker.health()["anthropic/claude-sonnet-4-5"]?.state; // "closed"
  */
 export function createCircuitBreaker(options: BreakerOptions = {}): CircuitBreaker {
-  const settings = { ...defaultBreakerOptions };
-  for (const [name, value] of Object.entries(options)) {
-    if (value !== undefined && name !== "now") Object.assign(settings, { [name]: value });
-  }
-  if (options.maxCooldownMs === undefined) settings.maxCooldownMs = 15 * settings.cooldownMs;
-  const problems = settingProblems(settings);
-  if (problems.length > 0) {
-    throw new InvalidOptionsError({ message: `createCircuitBreaker: ${problems.join("; ")}.` });
-  }
+  const settings = breakerSettings(options);
   const circuits = new Map<string, Circuit>();
   const listeners = new Set<(transition: BreakerTransition) => void>();
   const bucketMs = settings.windowMs / windowBucketCount;
   const now = () => (options.now ?? Date.now)();
   let nextToken = 1;
 
-  const counts = (circuit: Circuit, time: number) => {
-    const current = Math.floor(time / bucketMs);
-    let calls = 0;
-    let failures = 0;
-    for (const bucket of circuit.buckets) {
-      if (bucket.slot > current - windowBucketCount && bucket.slot <= current) {
-        calls += bucket.successes + bucket.failures;
-        failures += bucket.failures;
-      }
-    }
-    return { calls, failures, rate: calls < settings.minimumCalls ? null : failures / calls };
-  };
+  const counts = (circuit: Circuit, time: number) =>
+    windowCounts(circuit.buckets, time, bucketMs, settings.minimumCalls);
 
   const move = (circuit: Circuit, to: BreakerState, reason: BreakerReason, time: number) => {
     const from = circuit.state;
@@ -183,22 +161,11 @@ export function createCircuitBreaker(options: BreakerOptions = {}): CircuitBreak
       return;
     }
     if (circuit.state === "open") return;
-    const slot = Math.floor(time / bucketMs);
-    const index = ((slot % windowBucketCount) + windowBucketCount) % windowBucketCount;
-    // Fill holes so the ring never holds more than windowBucketCount entries.
-    while (circuit.buckets.length < index)
-      circuit.buckets.push({ slot: -Infinity, successes: 0, failures: 0 });
-    let bucket = circuit.buckets[index];
-    if (bucket === undefined || bucket.slot !== slot) {
-      bucket = { slot, successes: 0, failures: 0 };
-      circuit.buckets[index] = bucket;
-    }
+    countOutcome(circuit.buckets, ok, time, bucketMs);
     if (ok) {
-      bucket.successes++;
       circuit.consecutiveFailures = 0;
       return;
     }
-    bucket.failures++;
     circuit.consecutiveFailures++;
     if (circuit.consecutiveFailures >= settings.failureThreshold) {
       open(circuit, "consecutive_failures", time);
@@ -279,33 +246,4 @@ export function createCircuitBreaker(options: BreakerOptions = {}): CircuitBreak
       return () => listeners.delete(listener);
     },
   };
-}
-
-function settingProblems(settings: Required<Omit<BreakerOptions, "now">>): string[] {
-  const problems: string[] = [];
-  const rate = settings.failureRateThreshold;
-  if (!(rate > 0 && rate <= 1)) {
-    problems.push(`failureRateThreshold must be above 0 and at most 1, got ${rate}`);
-  }
-  for (const name of [
-    "failureThreshold",
-    "minimumCalls",
-    "windowMs",
-    "cooldownMs",
-    "maxCooldownMs",
-  ] as const) {
-    const value = settings[name];
-    if (!(Number.isInteger(value) && value > 0)) {
-      problems.push(`${name} must be a positive whole number, got ${value}`);
-    }
-  }
-  if (settings.maxCooldownMs < settings.cooldownMs) {
-    problems.push(
-      `maxCooldownMs (${settings.maxCooldownMs}) must be at least cooldownMs (${settings.cooldownMs})`,
-    );
-  }
-  if (settings.whenOpen !== "move-to-end" && settings.whenOpen !== "drop") {
-    problems.push(`whenOpen must be "move-to-end" or "drop", got ${String(settings.whenOpen)}`);
-  }
-  return problems;
 }

@@ -32,8 +32,14 @@ export interface CallEvent {
   latencyMs: number;
   tokensIn: number | null;
   tokensOut: number | null;
-  /** USD, from the price table; null when the model has no price. */
+  /** USD of the answer kept, from the price table; null when the model has no price. */
   cost: number | null;
+  /**
+   * USD that the call's other attempts cost beside the answer kept (a stream cut or stalled
+   * after tokens were billed, an answer the validator rejected), as the gateway's logs or the
+   * Worker's points priced them; absent when nothing is known of it. Never part of `cost`.
+   */
+  failedAttemptsCost?: number;
   /** Stable error code when `ok` is false, e.g. `all_steps_failed`, `timeout`. */
   errorCode: string | null;
   /** `cf-aig-log-id` of the response, when the gateway sent one. */

@@ -6,6 +6,8 @@
  * shape (the schema reports that).
  */
 import type { z } from "zod";
+import { findGatewayCredentialProblems, stepCredentialProblem } from "./credential-checks.ts";
+import type { CredentialSettings } from "./credential-paths.ts";
 import { findPolicyProblems } from "./policy-checks.ts";
 
 type Issue = { message: string; path: PropertyKey[] };
@@ -85,7 +87,13 @@ export function findConfigProblems(input: unknown): Issue[] {
         });
       }
     });
-    const byokProviders = new Set(byokList);
+    const credentialSettings: CredentialSettings = {
+      gatewayPath: asString(gateway.credentials),
+      providerPaths: asObject(gateway.providerCredentials),
+      byokProviders: new Set(byokList),
+      workerProviders,
+    };
+    issues.push(...findGatewayCredentialProblems(gateway, gatewayIndex, credentialSettings));
     for (const [routeName, routeValue] of Object.entries(asObject(gateway.routes))) {
       const route = Array.isArray(routeValue) ? { steps: routeValue } : asObject(routeValue);
       const deadlineMs = asNumber(route.deadlineMs);
@@ -119,11 +127,9 @@ export function findConfigProblems(input: unknown): Issue[] {
           } else if (model !== undefined) {
             seenSteps.set(identity, stepIndex);
           }
-          if (!workerProviders.has(provider) && !byokProviders.has(provider)) {
-            issues.push({
-              path: [...stepsPath, stepIndex, "provider"],
-              message: `provider "${provider}" has no key: add it to keys.providers (the companion Worker holds it) or to gateways[${gatewayIndex}].byok.providers (the gateway holds it)`,
-            });
+          const keyProblem = stepCredentialProblem(provider, credentialSettings, gatewayIndex);
+          if (keyProblem !== undefined) {
+            issues.push({ path: [...stepsPath, stepIndex, "provider"], message: keyProblem });
           }
           if (deadlineMs !== undefined && timeoutMs !== undefined && timeoutMs > deadlineMs) {
             issues.push({

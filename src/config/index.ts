@@ -6,6 +6,16 @@
  */
 export { findConfigProblems } from "./checks.ts";
 export {
+  type CredentialPath,
+  type CredentialSettings,
+  credentialPathSchema,
+  credentialPaths,
+  describeCredentialPath,
+  type ResolvedCredential,
+  resolveCredentialPath,
+  unifiedBillingProviders,
+} from "./credential-paths.ts";
+export {
   byokProviders,
   deploysWorker,
   findMissingSecrets,

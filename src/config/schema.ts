@@ -19,6 +19,11 @@ import { modelKeySchema, priceSchema } from "./price-schema.ts";
 import { keySettingsSchema, workerSettingsSchema } from "./worker-settings-schema.ts";
 
 export { builtInProviderSlugs, providerSlugSchema, secureValueSchema } from "./field-schemas.ts";
+export type {
+  DlpConfig,
+  GuardrailsConfig,
+  OtelExporterConfig,
+} from "./gateway-features-schema.ts";
 export { type GatewayConfig, gatewaySchema, type SpendLimitConfig } from "./gateway-schema.ts";
 export { modelKeySchema, priceSchema } from "./price-schema.ts";
 export {

@@ -72,11 +72,18 @@ export function workerView(config: StepwiseConfig): WorkerView {
   return {
     version: workerViewVersion,
     accountId: config.accountId,
-    gateways: config.gateways.map((gateway) =>
-      gateway.byok === undefined
-        ? { id: gateway.id }
-        : { id: gateway.id, byok: { providers: [...gateway.byok.providers] } },
-    ),
+    gateways: config.gateways.map((gateway) => ({
+      id: gateway.id,
+      ...(gateway.byok === undefined ? {} : { byok: { providers: [...gateway.byok.providers] } }),
+      ...(gateway.cache.ttl === 0 && !gateway.cache.shareBetweenApps
+        ? {}
+        : {
+            cache: {
+              ttl: gateway.cache.ttl,
+              ...(gateway.cache.shareBetweenApps ? { shareBetweenApps: true } : {}),
+            },
+          }),
+    })),
     models,
     probes: probeTargets(config),
     keys: config.keys,

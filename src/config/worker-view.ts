@@ -6,7 +6,7 @@
  * `worker-view-build.ts`; the Worker parses it with `parseWorkerView`.
  *
  * Why a view and not the whole config: least privilege (the Worker never sees what it does not use:
- * gateway cache, log and spend settings, route policies, retirement notes, CI-only settings, and
+ * gateway log and spend settings, cache invalidation, route policies, retirement notes, CI-only settings, and
  * never a secret, since the view is a list of what to keep, not of what to drop) and size (Cloudflare
  * holds a Worker variable to 5 KB; the view grows with what the Worker serves, not with the
  * number of routes or the size of the price table). docs/worker.md lists every field and why.
@@ -18,6 +18,7 @@
 import * as z from "zod";
 import { documentIssues } from "./document.ts";
 import { ConfigError } from "./errors.ts";
+import { cacheTtlSchema } from "./field-schemas.ts";
 import {
   configShapeSchema,
   gatewaySchema,
@@ -32,10 +33,20 @@ export const workerViewVersion = 1;
 
 const gatewayIdSchema = gatewaySchema.shape.id;
 
-/** What the Worker knows of a gateway: its id (the proxy's path check) and its BYOK providers. */
+/**
+ * What the Worker knows of a gateway: its id (the proxy's path check), its BYOK providers, and
+ * whether it caches (so the Worker scopes cached answers to the app, `proxy/app-cache.ts`): left
+ * out when the gateway neither caches by default nor shares its cache between apps.
+ */
 export const workerViewGatewaySchema = z.strictObject({
   id: gatewayIdSchema,
   byok: gatewaySchema.shape.byok,
+  cache: z
+    .strictObject({
+      ttl: cacheTtlSchema,
+      shareBetweenApps: z.boolean().optional(),
+    })
+    .optional(),
 });
 
 export const workerViewSchema = z

@@ -15,12 +15,22 @@
  * - Spend limit rules default their `id` to one fixed string in the provider (`ebb4dba2`), so two
  *   rules without ids would collide: every rule gets an id (its own, or `rule-<index>`), and
  *   `enabled`, `limitType` and `technique` are sent explicitly.
- * - Fields Stepwise does not manage (DLP, guardrails, OpenTelemetry, Logpush, Stripe, ZDR, Workers
- *   AI billing mode, BYOK-only) are listed in `ignoreChanges`, so a value set in the dashboard is
- *   neither reported as drift nor reset by the provider's defaults.
+ * - `byokOnly`, `guardrails`, `dlp` and `otels` are sent when the config sets them (`byokOnly`,
+ *   `guardrails`, `dlp`, `otel`) and listed in `ignoreChanges` when it does not, so a value set
+ *   in the dashboard is kept until the config takes the setting over.
+ * - Fields Stepwise does not manage (Logpush, log classification, Stripe, ZDR, Workers AI billing
+ *   mode) are listed in `ignoreChanges`, so a value set in the dashboard is neither reported as
+ *   drift nor reset by the provider's defaults.
+ * - What the provider has no field for (a Guardrails category it does not know, a spend limit
+ *   split by provider or model) is refused before anything is sent (`unsendable-settings.ts`).
  */
 import type * as cloudflare from "@pulumi/cloudflare";
-import type { GatewayConfig } from "../config/index.ts";
+import type {
+  DlpConfig,
+  GatewayConfig,
+  GuardrailsConfig,
+  OtelExporterConfig,
+} from "../config/index.ts";
 
 /** The `cloudflare.AiGateway` inputs that come from the config (no account, no store). */
 export type GatewaySettings = Omit<cloudflare.AiGatewayArgs, "accountId" | "storeId">;
@@ -30,13 +40,9 @@ export type GatewayInputName = keyof cloudflare.AiGatewayArgs;
 
 /** Fields of `cloudflare.AiGateway` that Stepwise never sets; changes to them are ignored. */
 export const unmanagedGatewayFields = [
-  "byokOnly",
-  "dlp",
-  "guardrails",
   "logClassification",
   "logpush",
   "logpushPublicKey",
-  "otels",
   "stripe",
   "workersAiBillingMode",
   "zdr",
@@ -57,6 +63,10 @@ export function gatewaySettings(gateway: GatewayConfig): GatewaySettings {
     spendLimits: spendLimits(gateway),
   };
   if (gateway.logs.limit !== undefined) settings.logManagement = gateway.logs.limit;
+  if (gateway.byokOnly !== undefined) settings.byokOnly = gateway.byokOnly;
+  if (gateway.guardrails) settings.guardrails = guardrails(gateway.guardrails);
+  if (gateway.dlp) settings.dlp = dlp(gateway.dlp);
+  if (gateway.otel) settings.otels = gateway.otel.map(otel);
   if (gateway.retries) {
     settings.retryMaxAttempts = gateway.retries.maxAttempts;
     settings.retryDelay = gateway.retries.delayMs;
@@ -77,7 +87,47 @@ export function ignoredGatewayFields(gateway: GatewayConfig): GatewayInputName[]
   if (!gateway.retries) ignored.push("retryMaxAttempts", "retryDelay", "retryBackoff");
   if (gateway.logs.limit === undefined) ignored.push("logManagement");
   if (!gateway.byok) ignored.push("storeId");
+  if (gateway.byokOnly === undefined) ignored.push("byokOnly");
+  if (!gateway.guardrails) ignored.push("guardrails");
+  if (!gateway.dlp) ignored.push("dlp");
+  if (!gateway.otel) ignored.push("otels");
   return ignored;
+}
+
+/** `{ prompt: { s1: block } }` → `{ prompt: { s1: "BLOCK" }, response: {} }`, as the API names them. */
+function guardrails(config: GuardrailsConfig): cloudflare.types.input.AiGatewayGuardrails {
+  const phase = (categories: Readonly<Record<string, "flag" | "block">>) =>
+    Object.fromEntries(
+      Object.entries(categories).map(([category, action]) => [category, action.toUpperCase()]),
+    );
+  return { prompt: phase(config.prompt), response: phase(config.response) };
+}
+
+function dlp(config: DlpConfig): cloudflare.types.input.AiGatewayDlp {
+  const input: cloudflare.types.input.AiGatewayDlp = {
+    enabled: true,
+    action: config.action.toUpperCase(),
+    profiles: [...config.profiles],
+  };
+  if (config.policies) {
+    input.policies = config.policies.map((policy) => ({
+      id: policy.id,
+      enabled: policy.enabled,
+      action: policy.action.toUpperCase(),
+      checks: [...policy.checks],
+      profiles: [...policy.profiles],
+    }));
+  }
+  return input;
+}
+
+function otel(exporter: OtelExporterConfig): cloudflare.types.input.AiGatewayOtel {
+  return {
+    url: exporter.url,
+    headers: { ...exporter.headers },
+    contentType: exporter.contentType,
+    ...(exporter.authorization === undefined ? {} : { authorization: exporter.authorization }),
+  };
 }
 
 function spendLimits(gateway: GatewayConfig): cloudflare.types.input.AiGatewaySpendLimits {
@@ -96,10 +146,21 @@ function spendLimits(gateway: GatewayConfig): cloudflare.types.input.AiGatewaySp
         window: rule.windowSeconds,
         technique: rule.technique,
       };
-      if (rule.providers?.length) {
+      // `split` providers or models have no field here: the preflight refuses them.
+      if (Array.isArray(rule.providers) && rule.providers.length > 0) {
         input.aiGatewayProvider = { mode: "filter", values: [...rule.providers] };
       }
-      if (rule.models?.length) input.model = { mode: "filter", values: [...rule.models] };
+      if (Array.isArray(rule.models) && rule.models.length > 0) {
+        input.model = { mode: "filter", values: [...rule.models] };
+      }
+      if (rule.metadata) {
+        input.metadata = Object.fromEntries(
+          Object.entries(rule.metadata).map(([key, value]) => [
+            key,
+            value === "split" ? { mode: "partition" } : { mode: "filter", values: [...value] },
+          ]),
+        );
+      }
       return input;
     }),
   };

@@ -161,6 +161,22 @@ export interface CreateAppTokenInput extends WorkerAdminTarget {
   readonly name: string;
   /** Requests the app may make per window; the Worker's default when absent. */
   readonly rateLimit?: { readonly limit: number; readonly windowSeconds: number };
+  /**
+   * What the app may do beyond the default: the gateways, routes and providers it may use (each
+   * list left out: all) and the gateway controls it may send (left out: none), e.g.
+   * `{ providers: ["openai"], controls: ["cf-aig-collect-log"] }`.
+   */
+  readonly allow?: {
+    readonly gateways?: readonly string[];
+    readonly routes?: readonly string[];
+    readonly providers?: readonly string[];
+    readonly controls?: readonly (
+      | "cf-aig-custom-cost"
+      | "cf-aig-collect-log"
+      | "cf-aig-collect-log-payload"
+      | "cf-aig-byok-alias"
+    )[];
+  };
 }
 
 /** A new app and its token: the only time the token is ever returned. */
@@ -175,7 +191,11 @@ export interface CreatedApp {
  * @throws {WorkerAdminError} code `app_token_failed`, with the Worker's reason.
  */
 export async function createAppToken(input: CreateAppTokenInput): Promise<CreatedApp> {
-  const body = { name: input.name, ...(input.rateLimit ? { rateLimit: input.rateLimit } : {}) };
+  const body = {
+    name: input.name,
+    ...(input.rateLimit ? { rateLimit: input.rateLimit } : {}),
+    ...(input.allow ? { allow: input.allow } : {}),
+  };
   const answer = await callAdmin(input, "POST", "app-tokens", body, "app_token_failed");
   const json = answer.json as Partial<CreatedApp> | undefined;
   if (answer.status === 201 && typeof json?.token === "string" && typeof json.id === "string") {

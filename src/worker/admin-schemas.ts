@@ -6,7 +6,7 @@
  */
 import * as z from "zod";
 import { WorkerError } from "./errors.ts";
-import { versionPattern } from "./key-layout.ts";
+import { gatewayControls, versionPattern } from "./key-layout.ts";
 
 /** Longest provider key accepted, in characters. */
 export const maxKeyLength = 4096;
@@ -73,9 +73,40 @@ export const createAppBodySchema = z.strictObject(
         windowSeconds: z.int().min(1).max(86_400),
       })
       .optional(),
+    allow: z
+      .strictObject(
+        {
+          gateways: nameList("gateways", "gateway ids"),
+          routes: nameList("routes", "route names"),
+          providers: nameList("providers", "provider slugs"),
+          controls: z
+            .array(
+              z.enum(gatewayControls, {
+                error: `controls lists gateway headers the app may send: ${gatewayControls.join(", ")}`,
+              }),
+            )
+            .max(gatewayControls.length)
+            .optional(),
+        },
+        { error: "allow must be an object: { gateways?, routes?, providers?, controls? }" },
+      )
+      .optional(),
   },
-  { error: "the body must be a JSON object: { name, rateLimit? }" },
+  { error: "the body must be a JSON object: { name, rateLimit?, allow? }" },
 );
+
+/** A list of names in `allow`: what the app may use; left out, no restriction. */
+function nameList(field: string, what: string) {
+  return z
+    .array(
+      z.string().regex(/^[A-Za-z0-9@/._-]{1,64}$/, {
+        error: `${field} lists ${what}: letters, digits and @ / . _ - (at most 64 characters each)`,
+      }),
+      { error: `${field} must be a list of ${what}` },
+    )
+    .max(100, { error: `${field} lists at most 100 ${what}` })
+    .optional();
+}
 
 /**
  * Parses a body with a schema.

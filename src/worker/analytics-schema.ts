@@ -18,22 +18,32 @@
  * | `blob8`     | mode         | `universal`, `dynamic`, `provider` or `compat`                 |
  * | `blob9`     | keySource    | where the injected key came from (`current`, `previous`, `byok`, `missing`) |
  * | `blob10`    | eventId      | `cf-aig-event-id` of the call (joins with client events and gateway logs) |
- * | `blob11–15` | metadata     | up to five `cf-aig-metadata` entries as `key=value`, sorted by key |
- * | `double1`   | step         | 0-based step that served; −1 when none did                     |
+ * | `blob11–15` | metadata     | up to five `cf-aig-metadata` entries as `key=value`, sorted by key (not `stepwise`) |
+ * | `double1`   | step         | 0-based route step that served; −1 when none did               |
  * | `double2`   | status       | HTTP status answered to the app; 0 when the gateway was unreachable |
- * | `double3`   | latencyMs    | time to the gateway's first byte, ms                           |
+ * | `double3`   | latencyMs    | ms from the call's first attempt to the gateway's first byte of this one |
  * | `double4`   | ok           | 1 when the call succeeded (2xx and no error code), else 0      |
  * | `double5`   | tokensIn     | input tokens; −1 when unknown                                  |
  * | `double6`   | tokensOut    | output tokens; −1 when unknown                                 |
  * | `double7`   | cost         | USD from the config's price table; −1 when unpriced            |
  * | `double8`   | version      | {@link callPointSchemaVersion} of the writer                   |
+ * | `double9`   | attempt      | the client's attempt of the call this request is (1 for the first) |
+ *
+ * A call the client re-sent (a cut stream, a refusal, a rejected answer) is one point per
+ * request, sharing `blob7` and `blob10`; the request's place in the route (the `stepwise`
+ * metadata entry, `src/wire/attempt-place.ts`) maps its step to the route's and gives `double9`
+ * and the time before it. The report counts a call once, by its last attempt (`argMax` over
+ * `double9`), and what its other attempts cost apart.
  *
  * Rows also carry `timestamp` (written by Analytics Engine) and `_sample_interval` (how many
  * calls the row stands for after sampling). A point never carries a key or a token.
  */
 
-/** Bumped when a column changes meaning; written in `double8`. */
-export const callPointSchemaVersion = 2;
+/**
+ * Bumped when a column changes meaning; written in `double8`. 3: one point per request with
+ * `double9` the attempt, `double1` the route's step, `double3` counted from the call's start.
+ */
+export const callPointSchemaVersion = 3;
 
 /** How the call reached the Worker. */
 export type CallPointMode = "universal" | "dynamic" | "provider" | "compat";
@@ -59,6 +69,8 @@ export interface CallPoint {
   readonly tokensIn: number | null;
   readonly tokensOut: number | null;
   readonly cost: number | null;
+  /** The client's attempt of the call (1 for the first; absent: 1). */
+  readonly attempt?: number;
 }
 
 /** Blob fields in column order (`blob1` … `blob10`); metadata follows in `blob11`–`blob15`. */
@@ -75,7 +87,7 @@ export const blobFields = [
   "eventId",
 ] as const;
 
-/** Double fields in column order (`double1` … `double8`). */
+/** Double fields in column order (`double1` … `double9`). */
 export const doubleFields = [
   "step",
   "status",
@@ -85,6 +97,7 @@ export const doubleFields = [
   "tokensOut",
   "cost",
   "version",
+  "attempt",
 ] as const;
 
 /** Columns holding metadata entries (`key=value`). */
@@ -102,6 +115,47 @@ export const callPointColumns: Readonly<Record<BlobField | DoubleField, string>>
 /** Column of the time Analytics Engine stamped on the row, and of its sampling weight. */
 export const timestampColumn = "timestamp";
 export const sampleIntervalColumn = "_sample_interval";
+
+/** A column of a call's last attempt, as {@link callsSubquery} names it: `call_blob2`, … */
+export function callColumnOf(name: string): string {
+  return `call_${name.replace(/^_/, "")}`;
+}
+
+/**
+ * One row per call from the points of `table` that match `where`: the Worker writes a point per
+ * request, and the requests of a call the client re-sent share the app (`blob7`) and the event id
+ * (`blob10`). Each column of the call's last attempt (`argMax(…, double9)`) comes out under
+ * {@link callColumnOf} (`call_blob2` route, `call_double1` step, `call_double3` latency from the
+ * call's start, …), with `call_sample_interval` its weight, `call_timestamp` the call's first
+ * attempt's time and `call_double9` its attempts. A point without an event id is a call of its
+ * own. Distinct names, because ClickHouse lets an alias shadow a column of the same name.
+ */
+export function callsSubquery(table: string, where: string): string {
+  const attempt = callPointColumns.attempt;
+  const eventId = callPointColumns.eventId;
+  const last = (name: string) => `argMax(${name}, ${attempt}) AS ${callColumnOf(name)}`;
+  const columns = [
+    ...Object.values(callPointColumns).filter((name) => name !== attempt),
+    ...metadataColumns,
+  ];
+  const alone = [
+    `toUnixTimestamp(${timestampColumn})`,
+    callPointColumns.step,
+    callPointColumns.status,
+    callPointColumns.latencyMs,
+  ].map((value) => `if(${eventId} = '', ${value}, 0)`);
+  return [
+    `SELECT ${[
+      ...columns.map(last),
+      `max(${attempt}) AS ${callColumnOf(attempt)}`,
+      `argMax(${sampleIntervalColumn}, ${attempt}) AS ${callColumnOf(sampleIntervalColumn)}`,
+      `min(${timestampColumn}) AS ${callColumnOf(timestampColumn)}`,
+    ].join(", ")}`,
+    `FROM ${table}`,
+    `WHERE ${where}`,
+    `GROUP BY ${[callPointColumns.app, eventId, ...alone].join(", ")}`,
+  ].join("\n");
+}
 
 /** Analytics Engine's limits: an index ≤ 96 bytes; all blobs of a point ≤ 16 KB together. */
 const maxIndexBytes = 96;
@@ -137,6 +191,7 @@ export function encodeCallPoint(point: CallPoint): EncodedCallPoint {
     tokensOut: point.tokensOut,
     cost: point.cost,
     version: callPointSchemaVersion,
+    attempt: point.attempt ?? 1,
   };
   const metadata = Object.entries(point.metadata)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
@@ -176,6 +231,7 @@ export function decodeCallRow(row: CallPointRow): DecodedCallRow {
   const cache = text(row[callPointColumns.cacheStatus]);
   const mode = text(row[callPointColumns.mode]);
   const weight = number(row[sampleIntervalColumn]) ?? 1;
+  const attempt = number(row[callPointColumns.attempt]);
   const metadata: Record<string, string> = {};
   for (const column of metadataColumns) {
     const entry = text(row[column]);
@@ -205,6 +261,7 @@ export function decodeCallRow(row: CallPointRow): DecodedCallRow {
       tokensIn: nonNegative(number(row[callPointColumns.tokensIn])),
       tokensOut: nonNegative(number(row[callPointColumns.tokensOut])),
       cost: nonNegative(number(row[callPointColumns.cost])),
+      attempt: attempt === null || attempt < 1 ? 1 : attempt,
     },
   };
 }

@@ -19,12 +19,15 @@ export interface AppView {
   readonly name: string;
   readonly createdAt: string;
   readonly rateLimit: StoredAppToken["rateLimit"];
+  /** What the app may do beyond the default (no gateway controls; every gateway and provider). */
+  readonly allow: NonNullable<StoredAppToken["allow"]>;
 }
 
 /** A new app's id, its token (returned once) and what the ledger stores of it. */
 export async function newAppToken(input: {
   name: string;
   rateLimit?: StoredAppToken["rateLimit"] | undefined;
+  allow?: StoredAppToken["allow"] | undefined;
 }): Promise<{ token: string; app: NewApp }> {
   const id = randomHex(12);
   const token = `sw_${id}_${randomToken(32)}`;
@@ -34,6 +37,7 @@ export async function newAppToken(input: {
       id,
       name: input.name,
       rateLimit: input.rateLimit ?? null,
+      allow: input.allow ?? {},
       tokenSha256: await sha256Hex(token),
     },
   };
@@ -58,5 +62,6 @@ export function appView(stored: StoredAppToken): AppView {
     name: stored.name,
     createdAt: new Date(stored.createdAt).toISOString(),
     rateLimit: stored.rateLimit,
+    allow: stored.allow ?? {},
   };
 }

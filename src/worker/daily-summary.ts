@@ -16,13 +16,21 @@
  * sampling (`_sample_interval`); the definitions are those of `stepwise report`.
  */
 import {
+  callColumnOf,
+  callPointColumns,
   callPointSchemaVersion,
-  callPointColumns as column,
+  callsSubquery,
+  sampleIntervalColumn,
   timestampColumn,
-  sampleIntervalColumn as weight,
 } from "./analytics-schema.ts";
 import type { AnalyticsDatasetLike } from "./bindings.ts";
 import type { FetchFunction, WorkerLogger } from "./handler-context.ts";
+
+/** The columns of a call's last attempt (see `callsSubquery`). */
+const column = Object.fromEntries(
+  Object.entries(callPointColumns).map(([field, name]) => [field, callColumnOf(name)]),
+) as Record<keyof typeof callPointColumns, string>;
+const weight = callColumnOf(sampleIntervalColumn);
 
 /** Written in `double7` of a summary point. */
 export const dailySummaryVersion = 1;
@@ -126,8 +134,11 @@ export function dailySummarySql(dataset: string, since: number, until: number): 
     `sum(if(${column.step} >= 1, ${weight}, 0)) AS fallbacks,`,
     `sum(if(${column.cost} > 0, ${column.cost} * ${weight}, 0)) AS cost,`,
     `quantileExactWeighted(0.95)(${column.latencyMs}, ${weight}) AS p95`,
-    `FROM ${dataset}`,
-    `WHERE ${timestampColumn} >= toDateTime(${since / 1000}) AND ${timestampColumn} < toDateTime(${until / 1000}) AND ${column.version} = ${callPointSchemaVersion}`,
+    // One row per call (its last attempt), however often the client re-sent it.
+    `FROM (${callsSubquery(
+      dataset,
+      `${timestampColumn} >= toDateTime(${since / 1000}) AND ${timestampColumn} < toDateTime(${until / 1000}) AND ${callPointColumns.version} = ${callPointSchemaVersion}`,
+    )})`,
     "GROUP BY gateway, route ORDER BY gateway, route",
     "FORMAT JSONEachRow",
   ].join("\n");

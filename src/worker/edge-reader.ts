@@ -91,6 +91,20 @@ export class EdgeReader {
       .map((entry) => ({ name: entry.name, key: entry.key, version: entry.version }));
   }
 
+  /**
+   * Every value of a provider's keys an answer may carry: the pool's keys (expired ones too) and
+   * the retired values the ledger still lists (`retired`), for the scrubber; never to inject.
+   */
+  async heldValues(provider: string): Promise<string[]> {
+    const record = await this.#json<EdgePoolRecord | EdgeKeyRecord>(keyLayout.current(provider));
+    if (record === undefined) return [];
+    const keys = "keys" in record ? record.keys : [record];
+    const retired = "keys" in record ? (record.retired ?? []) : [];
+    return [...keys.map((entry) => entry.key), ...retired].filter(
+      (value): value is string => typeof value === "string" && value !== "",
+    );
+  }
+
   /** The key a single-key call injects: the pool's `default` key, else its first. */
   async usableKey(provider: string): Promise<UsableKey | undefined> {
     const keys = await this.usableKeys(provider);

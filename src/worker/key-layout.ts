@@ -6,8 +6,8 @@
  *
  * | KV key              | value                                   | written by             |
  * |---------------------|-----------------------------------------|------------------------|
- * | `current:{provider}`| {@link EdgePoolRecord} JSON: the provider's pool, the keys the proxy may inject | the ledger (write-through) |
- * | `app:{id}`          | {@link StoredAppToken} JSON: an app's token digest and limit | the ledger (write-through) |
+ * | `current:{provider}`| {@link EdgePoolRecord} JSON: the provider's pool, the keys the proxy may inject and the retired values it scrubs | the ledger (write-through) |
+ * | `app:{id}`          | {@link StoredAppToken} JSON: an app's token digest, limit and allowances | the ledger (write-through) |
  * | `report:health`     | the published health of every probed provider/model | the cron      |
  * | `report:keys`       | last cron key-age report JSON           | the cron               |
  *
@@ -50,10 +50,40 @@ export interface EdgePoolKey {
 export interface EdgePoolRecord {
   /** Sorted by name. */
   readonly keys: readonly EdgePoolKey[];
+  /**
+   * Every other value of the provider's keys an answer the gateway cached may still carry
+   * (previous, history, revoked, within the longest cache TTL): scrubbed, never injected.
+   */
+  readonly retired?: readonly string[];
 }
 
 /** The single-key record written before pools (read as a pool of one `default` key). */
 export type EdgeKeyRecord = Omit<EdgePoolKey, "name">;
+
+/**
+ * Gateway headers that change what the gateway records or which stored key it uses; an app sends
+ * them only when its record allows (`proxy/app-scope.ts`).
+ */
+export const gatewayControls = [
+  "cf-aig-custom-cost",
+  "cf-aig-collect-log",
+  "cf-aig-collect-log-payload",
+  "cf-aig-byok-alias",
+] as const;
+
+/** One of {@link gatewayControls}. */
+export type GatewayControl = (typeof gatewayControls)[number];
+
+/**
+ * What an app may do beyond the default. A list left out does not restrict (every gateway, route
+ * and provider the Worker serves); `controls` left out allows none.
+ */
+export interface AppAllowances {
+  readonly gateways?: readonly string[];
+  readonly routes?: readonly string[];
+  readonly providers?: readonly string[];
+  readonly controls?: readonly GatewayControl[];
+}
 
 /** An app token as stored: the token itself never is, only its SHA-256. */
 export interface StoredAppToken {
@@ -62,6 +92,8 @@ export interface StoredAppToken {
   readonly createdAt: number;
   /** Per-app override of `worker.appRateLimit`. */
   readonly rateLimit: { readonly limit: number; readonly windowSeconds: number } | null;
+  /** Absent on records made before allowances existed: no controls, no other restriction. */
+  readonly allow?: AppAllowances;
   readonly tokenSha256: string;
 }
 

@@ -26,6 +26,7 @@ const point: CallPoint = {
   tokensIn: 12,
   tokensOut: 30,
   cost: 0.0000198,
+  attempt: 2,
 };
 
 /** What the SQL API answers for a written point: columns by name, plus timestamp. */
@@ -68,6 +69,7 @@ describe("the Analytics Engine call point", () => {
       tokensOut: null,
       cost: null,
       metadata: {},
+      attempt: 1,
     };
     const encoded = encodeCallPoint(failed);
     expect(encoded.blobs[2]).toBe("");
@@ -81,6 +83,11 @@ describe("the Analytics Engine call point", () => {
     expect(new Set(columns).size).toBe(columns.length);
     expect(callPointColumns.route).toBe("blob2");
     expect(encodeCallPoint(point).doubles[7]).toBe(callPointSchemaVersion);
+    expect(callPointColumns.attempt).toBe("double9");
+    expect(encodeCallPoint(point).doubles[8]).toBe(2);
+    // A point without an attempt (a writer before version 3) reads as the call's first.
+    const { attempt: _attempt, ...first } = point;
+    expect(encodeCallPoint(first).doubles[8]).toBe(1);
   });
 
   it("keeps a point within Analytics Engine's limits whatever the names", () => {

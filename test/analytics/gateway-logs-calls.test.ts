@@ -105,18 +105,31 @@ describe("gateway logs read as calls", () => {
     ]);
     const events = [];
     for await (const event of gatewayLogsSource(options).events()) events.push(event);
+    // The gateway fell back within one request: one attempt of the client's.
     expect(events.map((event) => [event.id, event.step, event.ok, event.attempts])).toEqual([
-      ["a", 1, true, 2],
+      ["a", 1, true, 1],
       ["b", 0, true, 1],
-      ["c", null, false, 2],
+      ["c", null, false, 1],
       ["r", 0, true, 1],
     ]);
+    // Tokens and cost of the answer kept; what the failed step cost is reported apart.
     expect(events[0]).toMatchObject({
       provider: "openai",
       latencyMs: 180,
       tokensIn: 10,
-      cost: 0.002,
+      cost: 0.001,
+      failedAttemptsCost: 0.001,
       metadata: { route: "default", plan: "pro" },
+      failedSteps: [
+        {
+          step: 0,
+          provider: "anthropic",
+          model: "claude-sonnet-4-5",
+          status: 503,
+          errorCode: "http_503",
+          at: "request",
+        },
+      ],
     });
     expect(events[2]).toMatchObject({ status: 502, errorCode: "http_502", provider: "openai" });
     expect(events[3]?.cacheStatus).toBe("HIT");

@@ -121,9 +121,9 @@ describe("report output safety", () => {
     // 0.1 + 0.2 + 0.2 is 0.5000000000000001 in floating point.
     expect(total?.split(",")[header?.split(",").indexOf("cost") ?? -1]).toBe("0.5");
     expect(csv).toContain(`"'=HYPERLINK(""http://x"")"`);
-    expect(csv).toContain(",'+cmd,");
-    expect(csv).toContain(",'@SUM(A1),");
-    expect(csv).toContain(",'-2+3,");
+    expect(csv).toContain(`,"'+cmd",`);
+    expect(csv).toContain(`,"'@SUM(A1)",`);
+    expect(csv).toContain(`,"'-2+3",`);
     expect(csv).not.toContain("\u001b");
   });
 });

@@ -1,6 +1,6 @@
 /**
- * The layers run one way. Each folder of `src/` may import only the folders listed for it below
- * (lower layers); `infra/` (this repository's Pulumi program) and `tools/` sit on top of `src/`, and
+ * The layers run one way. Each folder of `src/` may import only the folders listed for it in
+ * `layers.ts` (lower layers; ARCHITECTURE.md shows the same table); `infra/` (this repository's Pulumi program) and `tools/` sit on top of `src/`, and
  * nothing in `src/` imports them or `test/`. Within a folder, files import one way too: no
  * file-level cycle anywhere in `src/`. The test reads every import (static, dynamic, type-only) with
  * TypeScript's own pre-processor, so a new upward import, folder cycle or file cycle fails here with
@@ -8,54 +8,16 @@
  *
  * The client's code loaded on demand sits behind one boundary (`src/client/on-demand/index.ts`,
  * its only dynamic `import()`), and a healthy `client.chat` crosses at most six files of `src/`,
- * entry to `fetch` and back: the test measures it with V8's coverage and prints them.
+ * entry to `fetch` and back: `chat-path.ts` measures it with V8's coverage, and the test prints them.
  */
 import { readdirSync, readFileSync } from "node:fs";
-import { Session } from "node:inspector/promises";
 import path from "node:path";
-import { fileURLToPath } from "node:url";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
-import { createGatewayClient } from "../../src/client/index.ts";
+import { filesCrossedByChat } from "./chat-path.ts";
+import { allowed } from "./layers.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
-
-/** What each folder of src/ may import (besides itself and packages). Lower layers first. */
-const allowed: Readonly<Record<string, readonly string[]>> = {
-  errors: [],
-  // One parser per wire fact (rate-limit headers, universal bodies), shared by client, Worker and
-  // emulator so they cannot disagree.
-  wire: [],
-  config: ["errors"],
-  providers: ["errors"],
-  routes: ["config", "providers"],
-  client: ["errors", "config", "providers", "routes", "wire"],
-  worker: ["errors", "config", "providers", "routes", "wire"],
-  "worker-admin": ["errors"],
-  emulator: ["errors", "config", "providers", "routes", "wire"],
-  // The Pulumi components (the `/pulumi` entry): config and routes compile into resources.
-  pulumi: ["errors", "config", "providers", "routes"],
-  analytics: ["errors", "config", "providers", "routes", "client", "worker"],
-  demo: [
-    "errors",
-    "config",
-    "providers",
-    "routes",
-    "client",
-    "emulator",
-    "analytics",
-    "worker-admin",
-  ],
-  chaos: [
-    ...["errors", "config", "providers", "routes", "client", "emulator", "analytics"],
-    ...["worker-admin", "demo"],
-  ],
-  cli: [
-    ...["errors", "config", "providers", "routes", "client", "emulator", "analytics"],
-    // `stepwise plan` runs the components; `stepwise init` writes a program that uses them.
-    ...["worker-admin", "demo", "chaos", "pulumi"],
-  ],
-};
 
 interface ImportEdge {
   readonly from: string;
@@ -261,57 +223,4 @@ function dynamicImportsOf(file: string): number[] {
   };
   visit(source);
   return lines;
-}
-
-/**
- * The files of `src/` whose functions run during one healthy `client.chat`, with those functions,
- * by V8's precise coverage: a client with one OpenAI step and a recorder (an app's own), its
- * `fetch` answering the recorded OpenAI body at once. A first call loads what loads on demand
- * (the provider's format); the second is measured.
- */
-async function filesCrossedByChat(): Promise<{ file: string; functions: string[] }[]> {
-  const body = readFileSync(
-    path.join(root, "test/__fixtures__/providers/openai/response.json"),
-    "utf8",
-  );
-  const events: unknown[] = [];
-  const client = createGatewayClient({
-    accountId: "0123456789abcdef0123456789abcdef",
-    gatewayId: "chat-prod",
-    routes: { default: [{ provider: "openai", model: "gpt-4o-mini" }] },
-    recorder: { record: (event) => void events.push(event) },
-    fetch: async () =>
-      new Response(body, {
-        headers: { "content-type": "application/json", "cf-aig-step": "0" },
-      }),
-  });
-  const chat = () => client.chat({ route: "default", messages: [{ role: "user", content: "Hi" }] });
-  await chat();
-  const session = new Session();
-  session.connect();
-  try {
-    await session.post("Profiler.enable");
-    await session.post("Profiler.startPreciseCoverage", { callCount: true, detailed: false });
-    await session.post("Profiler.takePreciseCoverage");
-    const answer = await chat();
-    const { result } = await session.post("Profiler.takePreciseCoverage");
-    expect(answer.served.index).toBe(0);
-    expect(events).toHaveLength(2);
-    const src = `${path.join(root, "src")}${path.sep}`;
-    return result
-      .filter(
-        (script) => script.url.startsWith("file:") && fileURLToPath(script.url).startsWith(src),
-      )
-      .map((script) => ({
-        file: path.relative(root, fileURLToPath(script.url)),
-        // The counts start at the second call: a module's top level ran before, when it loaded.
-        functions: script.functions
-          .filter((fn) => fn.ranges[0]!.count > 0)
-          .map((fn) => fn.functionName || "(anonymous)"),
-      }))
-      .filter(({ functions }) => functions.length > 0);
-  } finally {
-    await session.post("Profiler.stopPreciseCoverage");
-    session.disconnect();
-  }
 }

@@ -70,6 +70,29 @@ describe("stepwise init, as docs/pulumi.md shows it", () => {
     expect(run.stdout).toContain("✔ Pulumi.dev.yaml is valid");
   });
 
+  it("writes a stack that passes the CI gate as written: --strict finds no warning in a fresh repository", async () => {
+    // The workflow runs validate with --strict, so a placeholder secret or a default that
+    // validate warns about would fail the first pull request of every new repository.
+    const run = await runDocumented(
+      documented("npx stepwise validate --stack dev --strict --format github"),
+      { sandbox: repo },
+    );
+    expect(run.code, run.output).toBe(0);
+    expect(run.output).not.toMatch(/^::(error|warning)/m);
+    expect(run.stdout).toContain("0 errors, 0 warnings (--strict)");
+  });
+
+  it("writes a stack file that names the package's JSON Schema for editors", async () => {
+    const first = (await read("Pulumi.dev.yaml")).split("\n")[0]!;
+    const reference = `./node_modules/${packageName}/dist/stepwise-config.schema.json`;
+    expect(first).toBe(`# yaml-language-server: $schema=${reference}`);
+    // Once installed, node_modules/<package>/ is this checkout: the file the comment names ships in it.
+    const shipped = JSON.parse(
+      await readFile(path.join(projectRoot, "dist", "stepwise-config.schema.json"), "utf8"),
+    ) as { $schema?: string };
+    expect(shipped.$schema).toMatch(/json-schema\.org/);
+  });
+
   it("writes a stack the plan accepts: the program's preflight passes before any secret is set", async () => {
     const run = await runDocumented(documented("npx stepwise plan --stack dev"), {
       sandbox: repo,
@@ -90,7 +113,7 @@ describe("stepwise init, as docs/pulumi.md shows it", () => {
     const runs = (job: string) => workflow.jobs[job]!.steps.flatMap((step) => step.run ?? []);
     expect(runs("test")).toEqual([
       "npm ci",
-      "npx stepwise validate --stack dev",
+      "npx stepwise validate --stack dev --strict --format github",
       "npm test",
       "npx stepwise plan --stack dev",
     ]);

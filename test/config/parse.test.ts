@@ -24,7 +24,7 @@ describe("parseConfig", () => {
     const config = parseConfig(minimal);
     const gateway = config.gateways[0]!;
     expect(gateway.authentication).toBe(false);
-    expect(gateway.cache).toEqual({ ttl: 0, invalidateOnUpdate: false });
+    expect(gateway.cache).toEqual({ ttl: 0, invalidateOnUpdate: false, shareBetweenApps: false });
     expect(gateway.logs).toEqual({ collect: true, strategy: "STOP_INSERTING" });
     expect(gateway.rateLimit).toBeUndefined();
     expect(gateway.routes.default).toEqual({

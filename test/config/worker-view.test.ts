@@ -51,10 +51,15 @@ describe("workerView", () => {
     expect(Object.keys(view).sort()).toEqual(
       ["accountId", "gateways", "keys", "models", "probes", "version", "worker"].sort(),
     );
+    // A gateway's cache TTL only where it caches: the Worker scopes cached answers to the app.
     expect(view.gateways).toEqual([
-      { id: "chat-prod" },
-      { id: "chat-dynamic", byok: { providers: ["anthropic", "openai", "workers-ai"] } },
-      { id: "batch-dev" },
+      { id: "chat-prod", cache: { ttl: 300 } },
+      {
+        id: "chat-dynamic",
+        byok: { providers: ["anthropic", "openai", "workers-ai"] },
+        cache: { ttl: 300 },
+      },
+      { id: "batch-dev", cache: { ttl: 3600 } },
     ]);
     expect(Object.keys(view.worker).sort()).toEqual(["appRateLimit", "gatewayUrl", "healthProbe"]);
     expect(view.models["openai/gpt-4o-mini"]).toEqual({ input: 0.15, output: 0.6 });

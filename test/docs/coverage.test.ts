@@ -1,10 +1,10 @@
 /**
- * Every command README.md and docs/*.md show is run by a test, which checks its output against
- * what the text says: the tests name each command they run with `documented(text)`, and this file
- * finds those names. A bare mention of a subcommand (`stepwise report`) runs its `--help`. The
- * few commands that cannot run on a development machine (they need the Pulumi CLI, a Cloudflare
- * account, HashiCorp Vault, or minutes of benchmarks) are listed below with the reason and a
- * check of what they refer to. A new command in the docs fails here until a test runs it.
+ * Every command README.md, ARCHITECTURE.md, CONTRIBUTING.md and docs/*.md show is run by a test,
+ * which checks its output against what the text says: the tests name each command they run with
+ * `documented(text)`, and this file finds those names. A bare mention of a subcommand
+ * (`stepwise report`) runs its `--help`. The few commands that cannot run on a development
+ * machine (they need the Pulumi CLI, a Cloudflare account, HashiCorp Vault, or minutes of
+ * benchmarks) are listed below with the reason and a check of what they refer to. A new command in the docs fails here until a test runs it.
  */
 import { execFile, execFileSync } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
@@ -112,6 +112,15 @@ const notRunHere: Readonly<Record<string, NotRunHere>> = {
   "npm run lint": {
     reason: "npm test runs it",
     check: () => expect(scripts.test).toContain("npm run lint"),
+  },
+  "npm run build": {
+    reason: "npm test runs it before the suite (the docs tests run the built CLI)",
+    check: () => expect(scripts.test).toContain("npm run build"),
+  },
+  "npm run format": {
+    reason:
+      "rewrites the tree's formatting; npm run lint, which npm test runs, checks the same rules",
+    check: scriptIs("format", "biome check --write ."),
   },
   "npm run test:unit": {
     reason: "npm test runs it",
@@ -240,7 +249,7 @@ const runByTests = commandsTestsRun();
 const bareSubcommand =
   /^(?:stepwise|node bin\/stepwise\.js)(?: (demo|validate|dev|plan|init|report|rotate|chaos))?$/;
 
-describe("every command in README.md and docs/*.md", () => {
+describe("every documented command", () => {
   it("is run by a test or listed with a reason", () => {
     const uncovered = unique.filter(
       (command) =>

@@ -1,10 +1,11 @@
 /**
- * The commands README.md and docs/*.md show, and how the docs tests run them as written: every
- * line of an `sh`/`bash` block (continuations joined, comments dropped, `a && b` as two commands),
- * every `$ ` line of a `console` block, and every inline code span that starts with a command
- * (`npm run worker:dev`, `npx stepwise report events.jsonl`). `documented(text)` is how a test names
- * the command it runs; `test/docs/coverage.test.ts` finds those names in the test files and fails
- * for any command no test runs (or, for the few that need an account, checks statically).
+ * The commands README.md, ARCHITECTURE.md, CONTRIBUTING.md and docs/*.md show, and how the docs
+ * tests run them as written: every line of an `sh`/`bash` block (continuations joined, comments
+ * dropped, `a && b` as two commands), every `$ ` line of a `console` block, and every inline code
+ * span that starts with a command (`npm run worker:dev`, `npx stepwise report events.jsonl`).
+ * `documented(text)` is how a test names the command it runs; `test/docs/coverage.test.ts` finds
+ * those names in the test files and fails for any command no test runs (or, for the few that need
+ * an account, checks statically).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { cp, mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
@@ -14,9 +15,11 @@ import { type StartedProcess, startProcess } from "../helpers/processes.ts";
 
 export const projectRoot = path.resolve(import.meta.dirname, "../..");
 
-/** README.md and every docs/*.md, relative to the project root. */
+/** README.md, the map and the guide, and every docs/*.md, relative to the project root. */
 export const documentationFiles: readonly string[] = [
   "README.md",
+  "ARCHITECTURE.md",
+  "CONTRIBUTING.md",
   ...readdirSync(path.join(projectRoot, "docs"))
     .filter((name) => name.endsWith(".md"))
     .sort()
@@ -88,7 +91,7 @@ export function commandsIn(markdown: string, file: string): DocumentedCommand[] 
   return found;
 }
 
-/** Every command of README.md and docs/*.md, in file order. */
+/** Every command of the documentation files, in file order. */
 export function allDocumentedCommands(): DocumentedCommand[] {
   return documentationFiles.flatMap((file) =>
     commandsIn(readFileSync(path.join(projectRoot, file), "utf8"), file),
@@ -119,7 +122,9 @@ export function fencedBlock(file: string, language: string, needle: string): str
  */
 export function documented(text: string): string {
   if (!allDocumentedCommands().some((command) => command.text === text))
-    throw new Error(`README.md and docs/*.md do not show the command: ${text}`);
+    throw new Error(
+      `README.md, ARCHITECTURE.md, CONTRIBUTING.md and docs/*.md do not show the command: ${text}`,
+    );
   return text;
 }
 

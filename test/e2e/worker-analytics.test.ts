@@ -120,7 +120,8 @@ describe("Analytics Engine points of a proxied run", () => {
     const admin = { workerUrl: worker.url, token: adminToken, fetch: globalThis.fetch };
     await rotateKey({ ...admin, provider: "anthropic", key: keys.anthropic, label: "e2e" });
     await rotateKey({ ...admin, provider: "openai", key: keys.openai, label: "e2e" });
-    const { token } = await createAppToken({ ...admin, name: "e2e-analytics" });
+    const app = await createAppToken({ ...admin, name: "e2e-analytics" });
+    const { token } = app;
     const events: CallEvent[] = [];
     const client = createGatewayClient({
       accountId: config.accountId,
@@ -182,8 +183,11 @@ describe("Analytics Engine points of a proxied run", () => {
       steps: { "0": 6, "1": 4, none: 2 },
     });
     expect(figures(fromWorker).groups).toHaveLength(3);
-    // The Worker's points carry the client's event ids: the two records of a call can be joined.
-    expect(points.map((point) => point.blobs?.[9])).toEqual(events.map((event) => event.id));
+    // The Worker's points carry the client's event ids, scoped to the app as the gateway got
+    // them (`<app>:<id>`, app-scope.ts): the two records of a call can be joined.
+    expect(points.map((point) => point.blobs?.[9])).toEqual(
+      events.map((event) => `${app.id}:${event.id}`),
+    );
     const everything = JSON.stringify(points);
     for (const secret of [...Object.values(keys), token, adminToken]) {
       expect(everything).not.toContain(secret);

@@ -101,7 +101,7 @@ describe("the npm package", () => {
     expect(tarballFiles).toContain("dist/worker-bundle/wrangler.json");
     const unexpected = tarballFiles.filter(
       (file) =>
-        !/^(package\.json|README\.md|CHANGELOG\.md|BENCHMARKS\.md|LICENSE|docs\/[\w-]+\.md|bin\/stepwise\.js|dist\/.+\.(js|d\.ts)|dist\/worker-bundle\/wrangler\.json|dist\/stepwise-config\.schema\.json)$/.test(
+        !/^(package\.json|README\.md|CHANGELOG\.md|BENCHMARKS\.md|ARCHITECTURE\.md|CONTRIBUTING\.md|LICENSE|docs\/[\w-]+\.md|bin\/stepwise\.js|dist\/.+\.(js|d\.ts)|dist\/worker-bundle\/wrangler\.json|dist\/stepwise-config\.schema\.json)$/.test(
           file,
         ),
     );

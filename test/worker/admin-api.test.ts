@@ -121,6 +121,7 @@ describe("admin API: app tokens", () => {
           name: "checkout",
           createdAt: "2026-03-01T12:00:00.000Z",
           rateLimit: { limit: 5, windowSeconds: 10 },
+          allow: {},
         },
       ],
     });

@@ -84,12 +84,13 @@ describe("Analytics Engine points", () => {
         status: 200,
         ok: true,
         errorCode: null,
-        eventId: `event-${index}`,
+        // Upstream and here the id is the app's (app-scope.ts); the app got `event-${index}` back.
+        eventId: `${app.id}:event-${index}`,
         app: app.id,
         keySource: "current",
         tokensIn: 1000,
         tokensOut: 500,
-        metadata: { route: "default", team: "checkout" },
+        metadata: { app: app.id, route: "default", team: "checkout" },
       });
       expect(row.point.cost).toBeCloseTo(0.00045, 10);
     }

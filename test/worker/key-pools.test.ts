@@ -119,6 +119,44 @@ describe("key pools: several keys per provider", () => {
     expect(JSON.stringify(view)).not.toContain("sk-openai");
   });
 
+  it("rewrites the app's place in its route for the steps it sends, and points at the route's step", async () => {
+    const served: string[] = [];
+    const harness = createHarness({
+      gateway: gatewayWith(new Set(["sk-openai-limited-0001"]), served),
+    });
+    await harness.rotate("openai", "sk-openai-limited-0001");
+    await harness.advance(1000);
+    await harness.call("PUT", "/keys/openai/secondary", { body: { key: "sk-openai-spare-00002" } });
+    await harness.rotate("anthropic", "sk-ant-fallback-00001");
+    harness.acceptKeys("openai", "sk-openai-limited-0001", "sk-openai-spare-00002");
+    harness.acceptKeys("anthropic", "sk-ant-fallback-00001");
+    const app = await harness.createApp();
+    // The app re-sent the rest of its route (route steps 1 and 2) after 30 ms.
+    const metadata = { route: "default", stepwise: "attempt=2;steps=1.2;elapsed=30", plan: "pro" };
+    const response = await harness.call("POST", `/v1/${accountId}/chat`, {
+      token: app.token,
+      body: universal("openai", "anthropic"),
+      headers: { "cf-aig-metadata": JSON.stringify(metadata), "cf-aig-event-id": "call-7" },
+    });
+    expect(response.status).toBe(200);
+    // The app's own step 0 of its request served (the second copy of openai at the gateway).
+    expect(response.headers.get("cf-aig-step")).toBe("0");
+    const sent = JSON.parse(harness.gatewayCalls.at(-1)!.headers["cf-aig-metadata"]!);
+    // openai went once per key: both copies are route step 1; anthropic is route step 2. The
+    // Worker writes the app's id into the metadata itself (app-scope.ts).
+    expect(sent).toEqual({
+      app: app.id,
+      ...metadata,
+      stepwise: "attempt=2;steps=1.1.2;elapsed=30",
+    });
+    const point = harness.events.at(-1)!;
+    // double1: the route's step; double9: the attempt; the place is not a metadata column.
+    expect(point.doubles?.[0]).toBe(1);
+    expect(point.doubles?.[8]).toBe(2);
+    expect(point.doubles?.[2]).toBeGreaterThanOrEqual(30);
+    expect(point.blobs?.slice(10)).toEqual([`app=${app.id}`, "plan=pro", "route=default"]);
+  });
+
   it("spreads calls across the healthy keys of a pool", async () => {
     const served: string[] = [];
     const harness = createHarness({ gateway: gatewayWith(new Set(), served) });
@@ -403,7 +441,10 @@ describe("key pools: admin API", () => {
       flags: ["no-key"],
     });
     expect(edge().keys.map((key: { name: string }) => key.name)).toEqual(["default"]);
-    expect(harness.kv.peek("edge-a", "current:openai")).not.toContain("sk-openai-second");
+    // Its values are never injected again, but stay listed for the scrubber: an answer the
+    // gateway cached while they were in use may still carry them (issue #23).
+    expect(JSON.stringify(edge().keys)).not.toContain("sk-openai-second");
+    expect(edge().retired).toEqual(["sk-openai-second-0001", "sk-openai-second-0002"]);
     // The default key's routes still answer as before pools.
     expect((await harness.call("GET", "/keys/openai")).json().current.version).toBeDefined();
     expect((await harness.call("DELETE", "/keys/openai/secondary")).json().error.code).toBe(

@@ -42,7 +42,8 @@ describe("proxy: universal endpoint", () => {
     expect(sent?.headers).toMatchObject({
       "cf-aig-authorization": `Bearer ${gatewayToken}`,
       "cf-aig-cache-ttl": "0",
-      "cf-aig-metadata": '{"user":"u1"}',
+      // The Worker names the app itself (app-scope.ts).
+      "cf-aig-metadata": JSON.stringify({ app: app.id, user: "u1" }),
     });
     expect(sent?.headers.authorization).toBeUndefined();
     const steps = stepsSent(sent!.body);
@@ -471,7 +472,7 @@ describe("proxy: bad input", () => {
     });
     expect(response.status).toBe(502);
     expect(response.json().error.code).toBe("gateway_unreachable");
-    expect(harness.events.at(-1)?.doubles).toEqual([-1, 0, 0, 0, -1, -1, -1, 2]);
+    expect(harness.events.at(-1)?.doubles).toEqual([-1, 0, 0, 0, -1, -1, -1, 3, 1]);
     expect(harness.events.at(-1)?.blobs?.[4]).toBe("gateway_unreachable");
   });
 });
@@ -494,15 +495,16 @@ describe("proxy: Analytics Engine events", () => {
       body: universal("anthropic", "openai"),
       headers: { "cf-aig-metadata": '{"route":"default"}', "cf-aig-event-id": "call-1" },
     });
-    // Columns as analytics-schema.ts defines them (blob1 gateway, blob2 route, … double8 version).
+    // Columns as analytics-schema.ts defines them (blob1 gateway, blob2 route, … double8 version, double9 attempt).
     expect(harness.events).toEqual([
       {
         indexes: ["chat"],
         blobs: [
           ...["chat", "default", "openai", "gpt-4o-mini", "", "MISS"],
-          ...[app.id, "universal", "current", "call-1", "route=default"],
+          ...[app.id, "universal", "current", `${app.id}:call-1`],
+          ...[`app=${app.id}`, "route=default"],
         ],
-        doubles: [1, 200, 120, 1, -1, -1, -1, 2],
+        doubles: [1, 200, 120, 1, -1, -1, -1, 3, 1],
       },
     ]);
   });

@@ -104,6 +104,38 @@ describe("request bodies", () => {
     expect(harness.gatewayCalls).toHaveLength(0);
   });
 
+  // Cloudflare's docs do not say what a duplicate member means; JSON.parse keeps the last, another
+  // reader the first, so the Worker would pick a key by one reading and forward both (issue #23).
+  it.each([
+    [
+      'two "provider" members in a step',
+      '[{"provider":"groq","endpoint":"chat/completions","provider":"openai","query":{}}]',
+      'step 0 has two "provider" members',
+    ],
+    [
+      "a duplicate spelled with an escape, in a later step",
+      '[{"provider":"openai","endpoint":"x"},{"provider":"openai","endpoint":"x","endpoin\\u0074":"y"}]',
+      'step 1 has two "endpoint" members',
+    ],
+    [
+      "a header written twice",
+      '[{"provider":"openai","endpoint":"x","headers":{"X-Trace":"a","x-trace":"b"}}]',
+      "step 0 has a headers member written twice",
+    ],
+  ])("universal: %s is a 400 and nothing is forwarded", async (_name, body, message) => {
+    const { harness, app } = await setUp();
+    const response = await harness.call("POST", `/v1/${accountId}/chat`, {
+      token: app.token,
+      body,
+    });
+    expect(response.status, response.text).toBe(400);
+    expect(response.json().error).toEqual({
+      code: "duplicate_member",
+      message: `The universal body's ${message}; send each member once.`,
+    });
+    expect(harness.gatewayCalls).toHaveLength(0);
+  });
+
   it("JSON nested up to the limit goes through", async () => {
     const { harness, app } = await setUp();
     const body = `[{"provider":"openai","endpoint":"x","query":{"a":${deep(60)}}}]`;

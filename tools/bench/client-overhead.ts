@@ -18,6 +18,7 @@ import { accountId, benchKey, gatewayId, messages, secondary, universalBody } fr
 import { startEmulatorChild, startMocks } from "./lab.ts";
 import { type Call, type LoadResult, runInterleaved } from "./load.ts";
 import { markdownTable } from "./markdown.ts";
+import { noiseParts, noiseStatement, partsOfRounds } from "./noise.ts";
 import { startLoopbackServer } from "./servers/loopback-openai.ts";
 import { formatMs, formatRatio, ratio, summarize } from "./stats.ts";
 import type { BenchContext, Benchmark, BenchResult } from "./types.ts";
@@ -37,6 +38,7 @@ type Side = "raw" | "rawDeadline" | "client";
 interface CaseResult {
   readonly server: string;
   readonly sides: Record<Side, LoadResult>;
+  readonly rounds: Record<Side, LoadResult>[];
 }
 
 /** Calls per side with `fetch` stubbed out. */
@@ -142,7 +144,7 @@ async function measure(server: ServerCase, context: BenchContext): Promise<CaseR
   };
   // Blocks of about 50 calls: fine enough to cancel drift, long enough to stay on one code path.
   const blocks = Math.max(2, Math.round(server.count / 50));
-  const { sides } = await runInterleaved(
+  const { sides, rounds } = await runInterleaved(
     { raw: viaFetch, rawDeadline: viaFetchWithDeadline, client: viaClient },
     {
       count: server.count,
@@ -151,7 +153,7 @@ async function measure(server: ServerCase, context: BenchContext): Promise<CaseR
       onBlock: (done, total) => context.progress(`${server.name}: block ${done}/${total}`),
     },
   );
-  return { server: server.name, sides };
+  return { server: server.name, sides, rounds };
 }
 
 /**
@@ -291,6 +293,16 @@ async function run(context: BenchContext): Promise<BenchResult> {
         met,
       },
     ],
+    noise: noiseStatement(
+      `about ${Math.round(cases[0]!.sides.client.latencies.length / noiseParts)} calls per side`,
+      cases.map((item) => ({
+        figure: `client.chat's median over raw fetch's (${item.server})`,
+        values: partsOfRounds(item.rounds).map((part) =>
+          ratio(summarize(part.client.latencies).median, summarize(part.raw.latencies).median),
+        ),
+        format: formatRatio,
+      })),
+    ),
   };
 }
 

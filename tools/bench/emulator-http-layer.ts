@@ -9,10 +9,11 @@
  */
 import { loadavg } from "node:os";
 import { primary, secondary } from "./fixtures.ts";
-import { emulatorCall } from "./gateway-throughput.ts";
+import { emulatorCall } from "./gateway-calls.ts";
 import { resetMocks, startEmulatorChild, startMocks } from "./lab.ts";
-import { keepAlivePost, runInterleaved } from "./load.ts";
+import { keepAlivePost, type LoadResult, mergeLoads, runInterleaved } from "./load.ts";
 import { markdownTable } from "./markdown.ts";
+import { noiseParts, noiseStatement, partsOf } from "./noise.ts";
 import { formatCount, formatMs, formatRatio, ratio, summarize, throughput } from "./stats.ts";
 import type { BenchContext, Benchmark, BenchResult } from "./types.ts";
 
@@ -24,6 +25,40 @@ const labels: Record<Front, string> = {
   "node-http": "node:http (as shipped)",
   hono: "hono 4 on @hono/node-server",
 };
+
+/** The two ratios over the run's parts, each part's CPU summed from its blocks. */
+function layerNoise(
+  rounds: readonly Record<Front, LoadResult>[],
+  blockCpuMs: Record<Front, number[]>,
+): string {
+  const indexed = rounds.map((loads, index) => ({ loads, index: [index] }));
+  const parts = partsOf(indexed, noiseParts, (a, b) => ({
+    loads: {
+      "node-http": mergeLoads(a.loads["node-http"], b.loads["node-http"]),
+      hono: mergeLoads(a.loads.hono, b.loads.hono),
+    },
+    index: [...a.index, ...b.index],
+  }));
+  const rate = (load: LoadResult) => throughput(load.latencies.length, load.elapsedMs);
+  const cpu = (front: Front, part: (typeof parts)[number]) =>
+    part.index.reduce((sum, index) => sum + blockCpuMs[front][index]!, 0) /
+    part.loads[front].latencies.length;
+  return noiseStatement(
+    `${formatCount(rounds.length === 0 ? 0 : parts[0]!.loads.hono.latencies.length)} requests per side`,
+    [
+      {
+        figure: "hono's requests/s over node:http's",
+        values: parts.map((part) => rate(part.loads.hono) / rate(part.loads["node-http"])),
+        format: formatRatio,
+      },
+      {
+        figure: "hono's CPU/request over node:http's",
+        values: parts.map((part) => cpu("hono", part) / cpu("node-http", part)),
+        format: formatRatio,
+      },
+    ],
+  );
+}
 
 async function run(context: BenchContext): Promise<BenchResult> {
   const mocks = await startMocks(context.cleanup);
@@ -40,8 +75,9 @@ async function run(context: BenchContext): Promise<BenchResult> {
     hono: emulatorCall(servers.hono.url, [primary, secondary], 0, post),
   };
   const cpuMs: Record<Front, number> = { "node-http": 0, hono: 0 };
+  const blockCpuMs: Record<Front, number[]> = { "node-http": [], hono: [] };
   let blockCpu = 0;
-  const { sides: results } = await runInterleaved(sides, {
+  const { sides: results, rounds } = await runInterleaved(sides, {
     count,
     blocks: context.quick ? 2 : 6,
     warmup: context.quick ? 50 : 500,
@@ -50,7 +86,9 @@ async function run(context: BenchContext): Promise<BenchResult> {
       blockCpu = servers[front as Front].cpuTimeMs() ?? Number.NaN;
     },
     onBlock: (done, total, front) => {
-      cpuMs[front as Front] += (servers[front as Front].cpuTimeMs() ?? Number.NaN) - blockCpu;
+      const used = (servers[front as Front].cpuTimeMs() ?? Number.NaN) - blockCpu;
+      cpuMs[front as Front] += used;
+      blockCpuMs[front as Front].push(used);
       mocks.clearAttempts();
       context.progress(`block ${done}/${total}`);
     },
@@ -101,6 +139,7 @@ async function run(context: BenchContext): Promise<BenchResult> {
     headline: `hono ${formatRatio(speed)} node:http's requests/s, ${formatRatio(cpuRatio)} its CPU/request (${formatCount(rps.hono)} vs ${formatCount(rps["node-http"])} req/s) — ${honoFaster ? "moved to hono" : "kept node:http"}`,
     // A decision, not a target: the faster layer is kept.
     targets: [],
+    noise: layerNoise(rounds, blockCpuMs),
   };
 }
 

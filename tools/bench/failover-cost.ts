@@ -14,10 +14,11 @@ import {
 } from "../../src/client/index.ts";
 import type { FaultKind } from "../../src/emulator/mocks/index.ts";
 import { accountId, benchKey, gatewayId, messages, primary, secondary } from "./fixtures.ts";
-import { portkeyCall, portkeyTargets } from "./gateway-throughput.ts";
+import { portkeyCall, portkeyTargets } from "./gateway-calls.ts";
 import { resetMocks, startEmulatorChild, startMocks, startPortkeyChild } from "./lab.ts";
 import { type Call, type LoadResult, runInterleaved } from "./load.ts";
 import { markdownTable } from "./markdown.ts";
+import { noiseParts, noiseStatement, partsOfRounds } from "./noise.ts";
 import { formatDeltaMs, formatMs, formatRatio, ratio, summarize } from "./stats.ts";
 import type { BenchContext, Benchmark, BenchResult, TargetCheck } from "./types.ts";
 
@@ -60,6 +61,8 @@ interface FaultResult {
     "direct" | "breakerOpen" | "noBreaker" | "portkeyDirect" | "portkeyFallback",
     LoadResult
   >;
+  /** The fast paths' rounds (the circuit-open target's sides), for the noise. */
+  readonly rounds: Record<string, LoadResult>[];
 }
 
 async function run(context: BenchContext): Promise<BenchResult> {
@@ -128,6 +131,7 @@ async function run(context: BenchContext): Promise<BenchResult> {
       opening,
       stayedOpen,
       sides,
+      rounds: fast.rounds,
     });
   }
   resetMocks(mocks);
@@ -200,6 +204,16 @@ function describe(results: readonly FaultResult[]): BenchResult {
     body,
     headline: `circuit open: a call costs at most ${formatRatio(worst)} calling the fallback directly; without a breaker a hanging primary costs ${formatMs(median(results[0]!.sides.noBreaker))} per call`,
     targets,
+    noise: noiseStatement(
+      `about ${Math.round(results[0]!.sides.direct.latencies.length / noiseParts)} calls per path`,
+      results.map((result) => ({
+        figure: `circuit open over the fallback directly (${result.name})`,
+        values: partsOfRounds(result.rounds).map((part) =>
+          ratio(median(part.breakerOpen!), median(part.direct!)),
+        ),
+        format: formatRatio,
+      })),
+    ),
   };
 }
 

@@ -307,6 +307,8 @@ async function run(context: BenchContext): Promise<BenchResult> {
         met: unexpected.length === 0,
       },
     ],
+    noise:
+      "none in the verdicts: each fault is injected on every attempt of the primary and each outcome follows from the fault, not from timing (timeouts are ≥ 20× the mock's latency), so a second run gives the same table.",
   };
 }
 

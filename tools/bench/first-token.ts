@@ -15,10 +15,11 @@ import { accountId, benchKey, gatewayId, secondary } from "./fixtures.ts";
 import { startEmulatorChild, startPortkeyChild } from "./lab.ts";
 import { type Call, runInterleaved } from "./load.ts";
 import { markdownTable } from "./markdown.ts";
+import { noiseParts, noiseStatement, partsOf, samplesByBlock } from "./noise.ts";
 import { promptFor, startPacedStream } from "./servers/paced-stream.ts";
 import { portkeyFallbackConfig, portkeyVersion } from "./servers/portkey.ts";
 import { startWorkerFront } from "./servers/worker-front.ts";
-import { formatDeltaMs, formatMs, summarize } from "./stats.ts";
+import { formatDeltaMs, formatMs, formatRatio, summarize } from "./stats.ts";
 import {
   clientStreamCall,
   createProbe,
@@ -153,6 +154,11 @@ async function run(context: BenchContext): Promise<BenchResult> {
       Path,
       Call
     >;
+    // Each path's sample count after each of its blocks: the noise's parts.
+    const blockEnds = Object.fromEntries(paths.map(({ path }) => [path, [] as number[]])) as Record<
+      Path,
+      number[]
+    >;
     const { sides } = await runInterleaved(active, {
       count: load.count,
       blocks: load.blocks,
@@ -162,7 +168,10 @@ async function run(context: BenchContext): Promise<BenchResult> {
       beforeBlock: () => {
         for (const probe of Object.values<StreamProbe>(probes)) probe.measuring = true;
       },
-      onBlock: (done, total) => context.progress(`${load.name}: block ${done}/${total}`),
+      onBlock: (done, total, path) => {
+        blockEnds[path as Path].push(probes[path as Path].samples.firstToken.length);
+        context.progress(`${load.name}: block ${done}/${total}`);
+      },
     });
     for (const { path, label } of paths) {
       if (sides[path].failures > 0) {
@@ -177,6 +186,12 @@ async function run(context: BenchContext): Promise<BenchResult> {
         Path,
         StreamSamples
       >,
+      firstTokenBlocks: Object.fromEntries(
+        paths.map(({ path }) => [
+          path,
+          samplesByBlock(probes[path].samples.firstToken, blockEnds[path]),
+        ]),
+      ) as Record<Path, number[][]>,
     });
   }
   return describe(measured, paths, portkeyNote);
@@ -185,6 +200,32 @@ async function run(context: BenchContext): Promise<BenchResult> {
 interface Measured {
   readonly name: string;
   readonly samples: Record<Path, StreamSamples>;
+  /** Each path's first-token samples by block, for the noise. */
+  readonly firstTokenBlocks: Record<Path, number[][]>;
+}
+
+/** What the emulator and the Worker add to the first token, over the sequential run's parts. */
+function firstTokenNoise(sequential: Measured): string {
+  const parts = (path: Path) =>
+    partsOf(sequential.firstTokenBlocks[path], noiseParts, (a, b) => a.concat(b)).map(
+      (samples) => summarize(samples).median,
+    );
+  const [direct, emulator, worker] = [parts("direct"), parts("emulator"), parts("worker")];
+  return noiseStatement(
+    `about ${Math.round(sequential.samples.direct.firstToken.length / noiseParts)} sequential streams per path`,
+    [
+      {
+        figure: "the emulator's median first token over direct's",
+        values: emulator.map((value, index) => value / direct[index]!),
+        format: formatRatio,
+      },
+      {
+        figure: "the Worker's over the emulator's",
+        values: worker.map((value, index) => value / emulator[index]!),
+        format: formatRatio,
+      },
+    ],
+  );
 }
 
 /** The target each layer's row carries: what it may add to the first token at the median. */
@@ -290,6 +331,7 @@ function describe(
     body,
     headline: `first token added at the median — emulator ${formatDeltaMs(medianOf("emulator") - medianOf("direct"))}, Worker ${formatDeltaMs(medianOf("worker") - medianOf("emulator"))}, client ${formatDeltaMs(medianOf("client") - medianOf("emulator"))}, Portkey ${portkeyNote === undefined ? formatDeltaMs(medianOf("portkey") - medianOf("direct")) : "does not stream"}; a chunk reaches the app through client and emulator in ${formatMs(summarize(seq.client.delivery).median)}`,
     targets,
+    noise: firstTokenNoise(measured[0]!),
   };
 }
 

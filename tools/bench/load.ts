@@ -118,11 +118,23 @@ export async function runLoad(call: Call, options: LoadOptions): Promise<LoadRes
   return { latencies, failures, firstFailure, elapsedMs: now() - started };
 }
 
+/** Two runs' samples as one: latencies joined, failures and times added. */
+export function mergeLoads(first: LoadResult, second: LoadResult): LoadResult {
+  return {
+    latencies: first.latencies.concat(second.latencies),
+    failures: first.failures + second.failures,
+    firstFailure: first.firstFailure ?? second.firstFailure,
+    elapsedMs: first.elapsedMs + second.elapsedMs,
+  };
+}
+
 /** Results of an interleaved comparison, each side's blocks merged. */
 export interface InterleavedResult<Name extends string> {
   readonly sides: Record<Name, LoadResult>;
   /** The order the blocks ran in, e.g. `["a", "b", "b", "a"]`. */
   readonly schedule: Name[];
+  /** Each round's block of every side, in order: small repeated runs, for the noise (noise.ts). */
+  readonly rounds: Record<Name, LoadResult>[];
 }
 
 export interface InterleaveOptions {
@@ -159,23 +171,22 @@ export async function runInterleaved<Name extends string>(
     ]),
   ) as Record<Name, LoadResult>;
   const schedule: Name[] = [];
+  const rounds: Record<Name, LoadResult>[] = [];
   const perBlock = Math.max(1, Math.floor(options.count / options.blocks));
   for (let round = 0; round < options.blocks; round++) {
     const order = round % 2 === 0 ? names : [...names].reverse();
+    const thisRound = {} as Record<Name, LoadResult>;
+    rounds.push(thisRound);
     for (const name of order) {
       const count = round === options.blocks - 1 ? options.count - perBlock * round : perBlock;
       await options.beforeBlock?.(name);
       const result = await runLoad(sides[name], { ...options, count });
+      thisRound[name] = result;
       const sum = merged[name];
-      merged[name] = {
-        latencies: sum.latencies.concat(result.latencies),
-        failures: sum.failures + result.failures,
-        firstFailure: sum.firstFailure ?? result.firstFailure,
-        elapsedMs: sum.elapsedMs + result.elapsedMs,
-      };
+      merged[name] = mergeLoads(sum, result);
       schedule.push(name);
       await options.onBlock?.(schedule.length, options.blocks * names.length, name);
     }
   }
-  return { sides: merged, schedule };
+  return { sides: merged, schedule, rounds };
 }

@@ -17,6 +17,7 @@ import { accountId, benchKey, gatewayId, primary, secondary } from "./fixtures.t
 import { startEmulatorChild } from "./lab.ts";
 import { type Call, runLoad } from "./load.ts";
 import { markdownTable } from "./markdown.ts";
+import { type NoisyFigure, noiseStatement, samplesByBlock } from "./noise.ts";
 import {
   chunkPattern,
   type PacedMode,
@@ -110,9 +111,13 @@ async function run(context: BenchContext): Promise<BenchResult> {
   const perRound = context.quick ? 4 : concurrency;
   const rows: string[][] = [];
   const medians: Record<string, Record<Path, number>> = {};
+  const roundMedians: NoisyFigure[] = [];
   for (const outage of outages) {
     upstream.primary.setMode(outage.mode);
-    const results = {} as Record<Path, { samples: number[]; failures: number; first?: string }>;
+    const results = {} as Record<
+      Path,
+      { samples: number[]; failures: number; first?: string; ends: number[] }
+    >;
     for (const [path, route] of [
       ["direct", "direct"],
       ["defaults", "default"],
@@ -124,16 +129,30 @@ async function run(context: BenchContext): Promise<BenchResult> {
       samples.length = 0;
       let failures = 0;
       let firstFailure: string | undefined;
+      const ends: number[] = [];
       for (let round = 0; round < rounds; round++) {
         context.progress(`${outage.name}: ${labels[path]}, round ${round + 1}/${rounds}`);
         const result = await runLoad(call, { count: perRound, concurrency: perRound });
         failures += result.failures;
         firstFailure ??= result.firstFailure;
+        ends.push(samples.length);
       }
-      results[path] = { samples, failures, ...(firstFailure ? { first: firstFailure } : {}) };
+      results[path] = {
+        samples,
+        failures,
+        ends,
+        ...(firstFailure ? { first: firstFailure } : {}),
+      };
     }
     upstream.primary.clear();
     upstream.fallback.clear();
+    roundMedians.push({
+      figure: `the first token with the defaults (${outage.name})`,
+      values: samplesByBlock(results.defaults.samples, results.defaults.ends)
+        .filter((round) => round.length > 0)
+        .map((round) => summarize(round).median),
+      format: formatMs,
+    });
     const floor = results.direct.samples.length ? summarize(results.direct.samples).median : NaN;
     medians[outage.name] = { defaults: NaN, hedged: NaN, direct: floor };
     for (const path of ["defaults", "hedged", "direct"] as const) {
@@ -153,7 +172,10 @@ async function run(context: BenchContext): Promise<BenchResult> {
     }
   }
   upstream.primary.setMode({ kind: "healthy" });
-  return describe(rows, medians, rounds * perRound, perRound);
+  return {
+    ...describe(rows, medians, rounds * perRound, perRound),
+    noise: noiseStatement(`rounds of ${perRound} streams at once`, roundMedians),
+  };
 }
 
 function describe(
@@ -161,7 +183,7 @@ function describe(
   medians: Record<string, Record<Path, number>>,
   calls: number,
   atOnce: number,
-): BenchResult {
+): Omit<BenchResult, "noise"> {
   const table = markdownTable(
     [
       "outage",

@@ -19,7 +19,7 @@ import { fileURLToPath } from "node:url";
 import { parseArgs } from "node:util";
 import { startMockProviders } from "../../src/emulator/mocks/index.ts";
 import { benchConfig, primary, providers, secondary } from "./fixtures.ts";
-import { emulatorCall } from "./gateway-throughput.ts";
+import { emulatorCall } from "./gateway-calls.ts";
 import { runLoad } from "./load.ts";
 import { cpuTime } from "./servers/child-server.ts";
 

@@ -12,6 +12,7 @@ import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { generateEventLines, writeEventLines } from "../scripts/generate-events.ts";
 import { markdownTable } from "./markdown.ts";
+import { noiseStatement } from "./noise.ts";
 import { measureSqlVolume } from "./report-sql-volume.ts";
 import { measureStartup } from "./startup-time.ts";
 import { formatBytes, formatCount, formatRatio, quantile, ratio } from "./stats.ts";
@@ -184,6 +185,16 @@ async function run(context: BenchContext): Promise<BenchResult> {
     body,
     headline: `stepwise report ${formatCount((count * 1000) / report.wallMs)} events/s (${jq === undefined ? "jq missing" : `${speedup.toFixed(1)}× jq group_by`}), start-up ${(startup / 1000).toFixed(2)} s, peak ${formatBytes(report.peakRssBytes ?? Number.NaN)}${big ? ` (10 M: ${formatBytes(big.peakRssBytes ?? Number.NaN)})` : ""}; 30-day SQL report ${formatBytes(volume.bytes)} fetched`,
     targets,
+    noise: `each tool ran once, so its events/s has no spread of its own in this run. Start-up ${noiseStatement(
+      "one report of a one-event file and one `node -e 0`",
+      [
+        {
+          figure: "the report's start-up over `node -e 0`",
+          values: startups.wallMs.map((wall, index) => wall / startups.bareWallMs[index]!),
+          format: formatRatio,
+        },
+      ],
+    )}`,
   };
 }
 

@@ -1,8 +1,8 @@
 /**
  * @module
  * Turns benchmark results into BENCHMARKS.md blocks, pure: the summary under the title (machine,
- * date, one line per benchmark, targets) and each section's header line with the command that
- * reproduces it.
+ * date, one line per benchmark, targets, the command that reproduces it) and each section's header
+ * line with that command.
  */
 import type { MachineInfo } from "./machine.ts";
 import { type GeneratedSection, markdownTable } from "./markdown.ts";
@@ -29,6 +29,7 @@ export function sectionFor(
   const header = [
     `_Measured ${machine.date.slice(0, 16).replace("T", " ")} UTC${quick ? " (quick mode)" : ""} on ${machineLine(machine)}._`,
     `Reproduce: \`${commandFor(benchmark.id, quick)}\``,
+    `Noise: ${result.noise}`,
   ].join("  \n");
   return { id: benchmark.id, heading: benchmark.heading, body: `${header}\n\n${result.body}` };
 }
@@ -51,11 +52,12 @@ export function summarySection(
               `${result.targets.length > 1 ? `${target.name}: ` : ""}${target.met ? "met" : "**missed**"} (${target.measured})`,
           )
           .join("; "),
+    `\`${commandFor(benchmark.id, quick)}\``,
   ]);
   const body = [
-    `\`${quick ? "npm run bench:quick -- --out BENCHMARKS.md" : "npm run bench"}\` measured every table below in one run${quick ? " (quick mode: fewer calls, a smaller events file)" : ""} on ${machine.date.slice(0, 10)}: ${machineLine(machine)}. Everything listened on 127.0.0.1 at ports chosen at run time. Each section names the command that reproduces its table; \`npm run bench:quick\` runs the same benchmarks smaller, in under a minute, and prints them without touching this file (add \`--out <file>\` to write).`,
+    `\`${quick ? "npm run bench:quick -- --out BENCHMARKS.md" : "npm run bench"}\` measured every table below in one run${quick ? " (quick mode: fewer calls, a smaller events file)" : ""} on ${machine.date.slice(0, 10)}: ${machineLine(machine)}. Everything listened on 127.0.0.1 at ports chosen at run time. Each row and section names the command that reproduces it (one benchmark alone); \`npm run bench:quick\` runs the same benchmarks smaller, in under a minute, and prints them without touching this file (add \`--out <file>\` to write).`,
     "",
-    markdownTable(["benchmark", "headline", "target", "this run"], rows),
+    markdownTable(["benchmark", "headline", "target", "this run", "reproduce"], rows),
   ].join("\n");
   return { id: "summary", heading: "", body };
 }

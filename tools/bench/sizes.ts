@@ -25,8 +25,9 @@ import {
 } from "../scripts/client-size.ts";
 import { installedSizeBudgetBytes, measureInstall } from "./installed-size.ts";
 import { markdownTable } from "./markdown.ts";
+import { noiseStatement } from "./noise.ts";
 import { measureStartup } from "./startup-time.ts";
-import { formatBytes, formatCount, quantile } from "./stats.ts";
+import { formatBytes, formatCount, formatRatio, quantile } from "./stats.ts";
 import { parseWranglerUpload } from "./tool-output.ts";
 import type { BenchContext, Benchmark, BenchResult } from "./types.ts";
 import {
@@ -221,6 +222,16 @@ async function run(context: BenchContext): Promise<BenchResult> {
         met: startup <= startupBudgetMs && startup <= startupBudgetRatio * bare,
       },
     ],
+    noise: `none in the bytes: the same commit bundles to the same bytes. Start-up ${noiseStatement(
+      "one run each of `stepwise --help` and `node -e 0`",
+      [
+        {
+          figure: "`stepwise --help` over `node -e 0`",
+          values: startups.wallMs.map((wall, index) => wall / startups.bareWallMs[index]!),
+          format: formatRatio,
+        },
+      ],
+    )}`,
   };
 }
 

@@ -35,6 +35,11 @@ export interface BenchResult {
   /** One-line figures for the summary table. */
   readonly headline: string;
   readonly targets: readonly TargetCheck[];
+  /**
+   * How far a second run would land from these figures, measured by this run (noise.ts's
+   * `noiseStatement`, or why the figures do not vary): the section's `Noise:` line.
+   */
+  readonly noise: string;
 }
 
 /** A benchmark. */

@@ -21,6 +21,7 @@ import { accountId, benchConfig, gatewayId, messages, primary, secondary } from 
 import { measureLimiters } from "./limiter-choice.ts";
 import { type Call, type LoadResult, runInterleaved } from "./load.ts";
 import { markdownTable } from "./markdown.ts";
+import { noiseParts, noiseStatement, partsOfRounds } from "./noise.ts";
 import {
   formatCount,
   formatDeltaMs,
@@ -216,6 +217,25 @@ async function run(context: BenchContext): Promise<BenchResult> {
         met: proxyOverhead <= targetMs,
       },
     ],
+    noise: noiseStatement(
+      `about ${Math.round(sequential.sides.worker.latencies.length / noiseParts)} sequential calls per path`,
+      [
+        {
+          figure: "the proxy's added median over the bare Worker",
+          values: partsOfRounds(sequential.rounds).map(
+            (part) => median(part.worker) - median(part.forwarding),
+          ),
+          format: formatDeltaMs,
+        },
+        {
+          figure: "the Stepwise Worker's median over direct",
+          values: partsOfRounds(sequential.rounds).map((part) =>
+            ratio(median(part.worker), median(part.direct)),
+          ),
+          format: formatRatio,
+        },
+      ],
+    ),
   };
 }
 

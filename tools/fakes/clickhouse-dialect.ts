@@ -42,9 +42,12 @@ import {
 
 /** Functions (lower case) the fake runs with ClickHouse's meaning: macros, rewrites or the same. */
 export const translatedFunctions: ReadonlySet<string> = new Set([
-  // same meaning in both
+  // same meaning in both ("argMax … returns the arg value that corresponds to the maximum value
+  // of val. If multiple arg values have the maximum value of val, any one will be returned.":
+  // DuckDB's `argmax` is its `arg_max`, the same)
   "if",
   "count",
+  "argmax",
   // macros and the rewrite below
   "sum",
   "min",

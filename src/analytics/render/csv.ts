@@ -10,23 +10,29 @@
  * {@link costDecimals} places, so sums carry no float noise). Bucket rows are written only with
  * an explicit `--bucket`.
  *
- * Client steering (`steering.ts`) follows in the last columns: `route` rows and the `total` row
+ * Client steering (`steering.ts`) follows in the next columns: `route` rows and the `total` row
  * carry calls that skipped or demoted a step and the hedge figures (empty where the events
  * recorded none: unknown, not 0); `skipped-step` and `demoted-step` rows (after the route rows)
  * name a steered step in the dimension columns, with `steered_calls` and `steered_share` (of the
  * route's calls), once for all reasons (`reason` empty) and once per reason; their figure columns
  * are empty.
  *
- * Spreadsheet-safe: a text cell that starts with `=`, `+`, `-`, `@`, a tab or a carriage return
- * gets a leading `'` (so no sheet runs it as a formula), and control characters are written as
- * visible escapes.
+ * The explanation (`explain.ts`, `explain-csv.ts`) comes last: `step-outcome` rows (a route's
+ * step, with the calls served and the failures by reason) and `fallback-cost` rows (a route's, and
+ * the total with empty dimensions), after the steered-step rows.
+ *
+ * Spreadsheet-safe (`spreadsheet-cell.ts`): a text cell that starts with `=`, `+`, `-`, `@`, a tab
+ * or a carriage return is quoted with a leading `'` (so no sheet runs it as a formula), except a
+ * plain model id such as `@cf/meta/llama-3.1-8b-instruct`, which stays as the config spells it;
+ * control characters are written as visible escapes.
  */
 import { allDimensions, type GroupKey, type GroupRow } from "../aggregate.ts";
 import { isMetadataDimension } from "../dimensions.ts";
 import type { Figures } from "../figures.ts";
 import type { Report } from "../report.ts";
-import { csvField } from "../sources/csv.ts";
+import { emptyExplainCells, explainCsvColumns, explainRows } from "./explain-csv.ts";
 import { keyValue } from "./format.ts";
+import { spreadsheetCell } from "./spreadsheet-cell.ts";
 import { steeringCells, steeringCsvColumns, steeringStepRows } from "./steering-csv.ts";
 
 /** The CSV header, in column order. */
@@ -56,10 +62,16 @@ export const csvColumns = [
   "cache_lookups",
   "budget_hits",
   ...steeringCsvColumns,
+  ...explainCsvColumns,
 ] as const;
 
 /** Figure columns (between the dimensions and the steering columns). */
-const figureColumnCount = csvColumns.length - 4 - allDimensions.length - steeringCsvColumns.length;
+const figureColumnCount =
+  csvColumns.length -
+  4 -
+  allDimensions.length -
+  steeringCsvColumns.length -
+  explainCsvColumns.length;
 
 /** Decimal places of cost cells (a millionth of a cent). */
 export const costDecimals = 8;
@@ -73,7 +85,7 @@ export function renderCsv(report: Report): string {
     ...dimensions,
     ...csvColumns.slice(4 + allDimensions.length),
   ];
-  const lines = [header.map(safeCell).join(",")];
+  const lines = [header.map(spreadsheetCell).join(",")];
   const add = (
     period: string,
     scope: string,
@@ -81,6 +93,7 @@ export function renderCsv(report: Report): string {
     key: GroupKey,
     figures: Figures | null,
     steering: ReadonlyArray<string | number | null> = steeringCells(null, null),
+    explain: ReadonlyArray<string | number | null> = emptyExplainCells(),
   ) => {
     const cells = [
       period,
@@ -90,8 +103,9 @@ export function renderCsv(report: Report): string {
       ...dimensions.map((dimension) => keyValue(key, dimension)),
       ...figureCells(figures),
       ...steering,
+      ...explain,
     ];
-    lines.push(cells.map(safeCell).join(","));
+    lines.push(cells.map(spreadsheetCell).join(","));
   };
   const addRows = (
     period: string,
@@ -109,6 +123,9 @@ export function renderCsv(report: Report): string {
   });
   for (const { scope, key, reason, count } of steeringStepRows(steering)) {
     add("current", scope, null, key, null, steeringCells({ reason, count }, null));
+  }
+  for (const { scope, key, cells } of explainRows(report.explanation)) {
+    add("current", scope, null, key, null, steeringCells(null, null), cells);
   }
   addRows("current", "group", null, report.groups);
   if (!report.series.auto) {
@@ -148,10 +165,4 @@ function figureCells(figures: Figures | null): Array<string | number | boolean |
     figures.cacheLookups,
     figures.budgetHits,
   ];
-}
-
-/** A CSV field that no spreadsheet reads as a formula (see the module doc). */
-function safeCell(value: string | number | boolean | null): string {
-  if (typeof value !== "string") return csvField(value);
-  return csvField(/^[=+\-@\t\r]/.test(value) ? `'${value}` : value);
 }

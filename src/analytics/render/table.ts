@@ -2,7 +2,8 @@
  * @module
  * The terminal report (the default output): a header with the source, window and malformed
  * lines, the totals, a per-route table with availability and step shares, the client's steering
- * (skipped and demoted steps, hedges: `steering-table.ts`), the per-group table,
+ * (skipped and demoted steps, hedges: `steering-table.ts`), the per-group table, the steps of
+ * each route with their failure reasons and the cost of fallback (`explain-table.ts`),
  * the time series (with `--bucket`), the comparison (with `--compare`) and met thresholds.
  */
 import pc from "picocolors";
@@ -11,6 +12,7 @@ import type { Changes } from "../compare.ts";
 import type { Figures } from "../figures.ts";
 import type { Report } from "../report.ts";
 import { type Cell, type Column, renderColumns } from "./columns.ts";
+import { explainSections } from "./explain-table.ts";
 import {
   dimensionTitle,
   dollars,
@@ -36,6 +38,7 @@ export function renderTable(report: Report): string {
     routesTable(report),
     steeringSections(report),
     groupsTable(report),
+    explainSections(report),
   ];
   if (!report.series.auto) sections.push(seriesTable(report));
   if (report.comparison) sections.push(comparisonTable(report));

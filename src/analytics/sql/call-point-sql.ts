@@ -5,11 +5,19 @@
  * reader name the same columns. Every query aggregates on Cloudflare's side and returns one row
  * per group, never one per call.
  *
+ * One call, one row: the Worker writes a point per request, and a call the client re-sent (a cut
+ * stream, a refusal, a rejected answer) is several requests sharing the app (`blob7`) and the
+ * event id (`blob10`). Every query reads from {@link callsTable}, a subquery that keeps each
+ * call's last attempt (`argMax(…, double9)`): its route step, status, tokens and cost (the
+ * answer kept), its latency (from the call's first attempt), and the first attempt's time. A
+ * point without an event id stands alone.
+ *
  * Only functions Analytics Engine documents are used: `sum`, `min`, `max`, `if`, `startsWith`,
- * `substring`, `length`, `toDateTime`, `toUnixTimestamp`, `toStartOfInterval` and
- * `quantileExactWeighted` (its SQL reference; `multiIf` and `UNION` are not there, so a metadata
- * key is read with nested `if`s and each grouping is its own query). Sampling is corrected with
- * `_sample_interval`: a row stands for that many calls in every count, sum and quantile.
+ * `substring`, `length`, `toDateTime`, `toUnixTimestamp`, `toStartOfInterval`,
+ * `quantileExactWeighted` and `argMax` (its SQL reference; `multiIf` and `UNION` are not there,
+ * so a metadata key is read with nested `if`s and each grouping is its own query; "FROM
+ * <table_name>|(subquery)" is). Sampling is corrected with `_sample_interval`: a row stands for
+ * that many calls in every count, sum and quantile (a call's, its last attempt's).
  *
  * Figures, as in `figures.ts`: calls `sum(_sample_interval)`; ok `double4 = 1`; answered: ok, or
  * a 4xx other than 408 and 429; fallback: step ≥ 1; unknown tokens and cost (−1) count as 0;
@@ -17,8 +25,10 @@
  * `double3` weighted by `_sample_interval`.
  */
 import {
+  callColumnOf,
   callPointColumns,
   callPointSchemaVersion,
+  callsSubquery,
   metadataColumns,
   sampleIntervalColumn,
   timestampColumn,
@@ -49,8 +59,23 @@ export interface Grouping {
   readonly bucketMs?: number;
 }
 
-const weight = sampleIntervalColumn;
-const column = callPointColumns;
+/** Columns of a call's last attempt, as {@link callsTable} names them (`call_blob2`, …). */
+const weight = callColumnOf(sampleIntervalColumn);
+const time = callColumnOf(timestampColumn);
+const column = Object.fromEntries(
+  Object.entries(callPointColumns).map(([field, name]) => [field, callColumnOf(name)]),
+) as Record<keyof typeof callPointColumns, string>;
+const callMetadataColumns = metadataColumns.map(callColumnOf);
+
+/**
+ * The scope's calls, one row each (`callsSubquery` of `src/worker/analytics-schema.ts`): every
+ * column of a call point under `call_<column>` (`call_blob2` route, `call_double1` step, …), its
+ * last attempt's, plus `call_timestamp` (its first attempt's) and `call_sample_interval`. Use it
+ * as `FROM (…)`.
+ */
+export function callsTable(scope: QueryScope): string {
+  return callsSubquery(datasetName(scope.dataset), whereClause(scope));
+}
 
 /** The SQL expression of a dimension's value (a metadata key reads blob11–blob15). */
 export function dimensionExpression(dimension: Dimension): string {
@@ -59,7 +84,7 @@ export function dimensionExpression(dimension: Dimension): string {
     // ClickHouse's substring counts bytes, not characters.
     const start = new TextEncoder().encode(prefix).length + 1;
     // The writer sorts entries by key, one `key=value` per column, so one column at most matches.
-    return metadataColumns.reduceRight(
+    return callMetadataColumns.reduceRight(
       (otherwise, metadataColumn) =>
         `if(startsWith(${metadataColumn}, ${sqlString(prefix)}), substring(${metadataColumn}, ${start}), ${otherwise})`,
       "''",
@@ -92,8 +117,8 @@ export const countSelections: readonly string[] = [
   `sum(if(${column.cost} > 0, ${column.cost} * ${weight}, 0)) AS cost`,
   `sum(if(${column.cacheStatus} = 'HIT', ${weight}, 0)) AS cache_hits`,
   `sum(if(${column.cacheStatus} = 'HIT' OR ${column.cacheStatus} = 'MISS', ${weight}, 0)) AS cache_lookups`,
-  `toUnixTimestamp(min(${timestampColumn})) AS first_time`,
-  `toUnixTimestamp(max(${timestampColumn})) AS last_time`,
+  `toUnixTimestamp(min(${time})) AS first_time`,
+  `toUnixTimestamp(max(${time})) AS last_time`,
 ];
 
 /** The latency quantiles of a group, as select items. */
@@ -122,8 +147,7 @@ export function groupedQuery(
   ];
   return [
     `SELECT ${[...keys, ...measures].join(", ")}`,
-    `FROM ${datasetName(scope.dataset)}`,
-    `WHERE ${whereClause(scope)}`,
+    `FROM (${callsTable(scope)})`,
     ...(aliases.length > 0 ? [`GROUP BY ${aliases.join(", ")}`] : []),
     "FORMAT JSONEachRow",
   ].join("\n");
@@ -132,9 +156,8 @@ export function groupedQuery(
 /** The first and last point of the scope and their count: to size automatic buckets. */
 export function spanQuery(scope: QueryScope): string {
   return [
-    `SELECT toUnixTimestamp(min(${timestampColumn})) AS first_time, toUnixTimestamp(max(${timestampColumn})) AS last_time, sum(${weight}) AS calls`,
-    `FROM ${datasetName(scope.dataset)}`,
-    `WHERE ${whereClause(scope)}`,
+    `SELECT toUnixTimestamp(min(${time})) AS first_time, toUnixTimestamp(max(${time})) AS last_time, sum(${weight}) AS calls`,
+    `FROM (${callsTable(scope)})`,
     "FORMAT JSONEachRow",
   ].join("\n");
 }
@@ -142,7 +165,7 @@ export function spanQuery(scope: QueryScope): string {
 /** `toUnixTimestamp(toStartOfInterval(timestamp, INTERVAL '<n>' SECOND))`: epoch-aligned. */
 export function bucketExpression(bucketMs: number): string {
   const seconds = Math.max(1, Math.round(bucketMs / 1000));
-  return `toUnixTimestamp(toStartOfInterval(${timestampColumn}, INTERVAL '${seconds}' SECOND))`;
+  return `toUnixTimestamp(toStartOfInterval(${time}, INTERVAL '${seconds}' SECOND))`;
 }
 
 function whereClause(scope: QueryScope): string {
@@ -156,13 +179,13 @@ function whereClause(scope: QueryScope): string {
     conditions.push(`${timestampColumn} < toDateTime(${Math.ceil(scope.window.until / 1000)})`);
   }
   if (scope.gateways?.length) {
-    conditions.push(`${column.gateway} IN (${scope.gateways.map(sqlString).join(", ")})`);
+    conditions.push(`${callPointColumns.gateway} IN (${scope.gateways.map(sqlString).join(", ")})`);
   }
   if (scope.routes?.length) {
-    conditions.push(`${column.route} IN (${scope.routes.map(sqlString).join(", ")})`);
+    conditions.push(`${callPointColumns.route} IN (${scope.routes.map(sqlString).join(", ")})`);
   }
   // Only points of this schema version: anything else in the dataset is another layout.
-  conditions.push(`${column.version} = ${callPointSchemaVersion}`);
+  conditions.push(`${callPointColumns.version} = ${callPointSchemaVersion}`);
   return conditions.join(" AND ");
 }
 

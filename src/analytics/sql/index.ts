@@ -5,6 +5,7 @@
  */
 export {
   bucketExpression,
+  callsTable,
   countSelections,
   dimensionExpression,
   groupedQuery,

@@ -47,4 +47,6 @@ export interface ReportOptions {
   baseUrl?: string;
   perPage: string;
   dataset?: string;
+  config?: string;
+  reasonsFromLogs?: boolean;
 }

@@ -6,7 +6,7 @@
  */
 
 import { AnalyticsError } from "../../analytics/errors.ts";
-import type { ReportSource } from "../../analytics/sources/types.ts";
+import type { EventSource, ReportSource } from "../../analytics/sources/types.ts";
 import type { TimeWindow } from "../../analytics/window.ts";
 import { requireOptionalPackages } from "../optional-packages.ts";
 import type { ReportCommandDependencies, ReportOptions } from "./report-options.ts";
@@ -31,52 +31,12 @@ export async function openSource(
       throw invalid(
         `--source logs reads the gateway's logs API, not "${input}"; drop the file argument.`,
       );
-    const [gatewayId, ...others] = options.gateway;
-    if (!gatewayId || others.length > 0)
-      throw invalid(
-        "--source logs needs exactly one --gateway <id>: the gateway whose logs are read.",
-      );
-    const accountId = options.accountId ?? env.CLOUDFLARE_ACCOUNT_ID;
-    if (!accountId)
-      throw invalid(
-        "--source logs needs the Cloudflare account id. Pass --account-id <id> or set CLOUDFLARE_ACCOUNT_ID.",
-      );
-    const apiToken = env.CLOUDFLARE_API_TOKEN;
-    if (!apiToken)
-      throw invalid(
-        "--source logs needs an API token with AI Gateway Read permission. Set CLOUDFLARE_API_TOKEN.",
-      );
-    const perPage = Number(options.perPage);
-    if (!Number.isInteger(perPage) || perPage < 1 || perPage > 50)
-      throw invalid(`--per-page "${options.perPage}" must be a whole number from 1 to 50.`);
-    const progress =
-      dependencies.progress ??
-      (process.stderr.isTTY ? (line: string) => process.stderr.write(`\r\u001b[2K${line}`) : null);
-    // The logs API is read with the `cloudflare` SDK, an optional peer dependency.
-    requireOptionalPackages(
-      "stepwise report --source logs",
-      ["cloudflare"],
-      dependencies.resolvePackage,
+    return logsSource("--source logs", options, window, dependencies);
+  }
+  if (options.reasonsFromLogs && options.source !== "events") {
+    throw invalid(
+      "--reasons-from-logs fills the client's events with the gateway's reasons: use it with --source events (--source logs has them already).",
     );
-    const { gatewayLogsSource } = await import("../../analytics/sources/gateway-logs.ts");
-    return gatewayLogsSource({
-      accountId,
-      gatewayId,
-      apiToken,
-      baseURL: options.baseUrl ?? env.CLOUDFLARE_BASE_URL,
-      perPage,
-      window,
-      ...(dependencies.fetch ? { fetch: dependencies.fetch } : {}),
-      ...(dependencies.sleep ? { sleep: dependencies.sleep } : {}),
-      ...(progress
-        ? {
-            onProgress: ({ records, calls, pages, cursor }) =>
-              progress(
-                `reading gateway logs: ${records.toLocaleString("en-US")} records, ${calls.toLocaleString("en-US")} calls, ${pages} pages${cursor ? `, up to ${new Date(cursor.time).toISOString()}` : ""}`,
-              ),
-          }
-        : {}),
-    });
   }
   if (input === undefined) {
     throw invalid(
@@ -86,10 +46,64 @@ export async function openSource(
   const inputOptions = dependencies.stdin ? { stdin: dependencies.stdin } : {};
   if (options.source === "events") {
     const { eventsFileSource } = await import("../../analytics/sources/events-file.ts");
-    return eventsFileSource(input, inputOptions);
+    const events = eventsFileSource(input, inputOptions);
+    if (!options.reasonsFromLogs) return events;
+    const logs = await logsSource("--reasons-from-logs", options, window, dependencies);
+    const { eventsWithLogReasons } = await import("../../analytics/sources/log-failure-reasons.ts");
+    return eventsWithLogReasons(events, logs);
   }
   const { analyticsEngineSource } = await import("../../analytics/sources/analytics-engine.ts");
   return analyticsEngineSource(input, inputOptions);
+}
+
+/** The gateway's logs API as a source (`--source logs`, `--reasons-from-logs`). */
+async function logsSource(
+  flag: string,
+  options: ReportOptions,
+  window: TimeWindow,
+  dependencies: ReportCommandDependencies,
+): Promise<EventSource> {
+  const env = dependencies.env ?? process.env;
+  const [gatewayId, ...others] = options.gateway;
+  if (!gatewayId || others.length > 0)
+    throw invalid(`${flag} needs exactly one --gateway <id>: the gateway whose logs are read.`);
+  const accountId = options.accountId ?? env.CLOUDFLARE_ACCOUNT_ID;
+  if (!accountId)
+    throw invalid(
+      `${flag} needs the Cloudflare account id. Pass --account-id <id> or set CLOUDFLARE_ACCOUNT_ID.`,
+    );
+  const apiToken = env.CLOUDFLARE_API_TOKEN;
+  if (!apiToken)
+    throw invalid(
+      `${flag} needs an API token with AI Gateway Read permission. Set CLOUDFLARE_API_TOKEN.`,
+    );
+  const perPage = Number(options.perPage);
+  if (!Number.isInteger(perPage) || perPage < 1 || perPage > 50)
+    throw invalid(`--per-page "${options.perPage}" must be a whole number from 1 to 50.`);
+  const progress =
+    dependencies.progress ??
+    (process.stderr.isTTY ? (line: string) => process.stderr.write(`\r\u001b[2K${line}`) : null);
+  // The logs API is read with the `cloudflare` SDK, an optional peer dependency.
+  requireOptionalPackages(`stepwise report ${flag}`, ["cloudflare"], dependencies.resolvePackage);
+  const { gatewayLogsSource } = await import("../../analytics/sources/gateway-logs.ts");
+  return gatewayLogsSource({
+    accountId,
+    gatewayId,
+    apiToken,
+    baseURL: options.baseUrl ?? env.CLOUDFLARE_BASE_URL,
+    perPage,
+    window,
+    ...(dependencies.fetch ? { fetch: dependencies.fetch } : {}),
+    ...(dependencies.sleep ? { sleep: dependencies.sleep } : {}),
+    ...(progress
+      ? {
+          onProgress: ({ records, calls, pages, cursor }) =>
+            progress(
+              `reading gateway logs: ${records.toLocaleString("en-US")} records, ${calls.toLocaleString("en-US")} calls, ${pages} pages${cursor ? `, up to ${new Date(cursor.time).toISOString()}` : ""}`,
+            ),
+        }
+      : {}),
+  });
 }
 
 /** `--source analytics-engine` without a file: the live dataset through the SQL API. */

@@ -32,13 +32,18 @@ Examples:
   CLOUDFLARE_API_TOKEN=… stepwise report --source analytics-engine --account-id <id> --since 30d --by route,metadata.plan
   CLOUDFLARE_API_TOKEN=… stepwise report --source analytics-engine --account-id <id> --since 1h --compare previous --fail-below availability=0.99
   stepwise report export.json --source analytics-engine --by route --csv
+  stepwise report events.jsonl --by metadata.plan --config Pulumi.dev.yaml --html report.html
+  CLOUDFLARE_API_TOKEN=… stepwise report events.jsonl --reasons-from-logs --gateway chat-prod --account-id <id>
 
 Figures: calls, share, success rate, availability (calls answered / calls made; 5xx, 429, 408
 and network errors count against it), fallback rate (share served by step ≥ 1), p50/p95/p99
 latency, tokens, cost, cache hit rate, and over budget (calls a routing policy sent to its
 budget's over chain; the client's events record it). From the client's events also, per route and
 step: calls that skipped or demoted a step (provider limits, health) with reasons, and hedges
-(due, sent, won, estimated extra cost); — where the events recorded none. Threshold metrics: ${Object.keys(thresholdMetrics).join(", ")}.
+(due, sent, won, estimated extra cost); — where the events recorded none. Per route and step
+always (whatever --by says): calls served and failures by reason (429, other 4xx, 5xx, timeout,
+stream break, refusal, validation…), and the cost of fallback beside what the same calls would
+have cost on the route's primary (prices from --config). Threshold metrics: ${Object.keys(thresholdMetrics).join(", ")}.
 Exit codes: 0 ok · 1 a threshold was crossed or an API failed · 2 usage error (a bad option,
 a directory, or a file that is not events)`;
 
@@ -100,6 +105,14 @@ export function reportCommand(dependencies: ReportCommandDependencies = {}): Com
       "logs, live Analytics Engine: API base URL (default $CLOUDFLARE_BASE_URL or Cloudflare's)",
     )
     .option("--per-page <n>", "logs: records per page", "50")
+    .option(
+      "--config <file>",
+      "stack or config file: its prices and each route's primary price the cost of fallback",
+    )
+    .option(
+      "--reasons-from-logs",
+      "events: fill the reasons of steps the gateway passed over from its logs (--gateway, --account-id)",
+    )
     .addHelpText("after", examples)
     .action(async (input: string | undefined, options: ReportOptions) => {
       // The analytics load when the command runs, not when `stepwise --help` starts, and only
@@ -122,6 +135,7 @@ export function reportCommand(dependencies: ReportCommandDependencies = {}): Com
         ...options.failBelow.map((text) => parseThreshold(text, "below")),
       ];
       const source = await openSource(input, options, window, dependencies);
+      const pricing = options.config === undefined ? null : await pricingFrom(options.config);
       const report = await buildReport(source, {
         dimensions: parseDimensions(options.by),
         window,
@@ -132,6 +146,7 @@ export function reportCommand(dependencies: ReportCommandDependencies = {}): Com
           options.compare === undefined ? null : parseCompareWindow(options.compare, window, now),
         thresholds,
         now: () => now,
+        pricing,
       });
       write(
         options.json ? renderJson(report) : options.csv ? renderCsv(report) : renderTable(report),
@@ -144,6 +159,16 @@ export function reportCommand(dependencies: ReportCommandDependencies = {}): Com
       if (report.thresholds.breaches.length > 0)
         throw new ThresholdError(report.thresholds.breaches);
     });
+}
+
+/** The prices and route primaries of `--config <file>` (the config module loads only then). */
+async function pricingFrom(file: string) {
+  const [{ loadConfigFrom }, { pricingOf }] = await Promise.all([
+    import("../config-options.ts"),
+    import("../../analytics/explain.ts"),
+  ]);
+  const { config } = await loadConfigFrom({ file });
+  return pricingOf(config);
 }
 
 /** `--by step,provider` → the dimensions to group by (see `dimensionSets`). */

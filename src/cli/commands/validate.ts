@@ -76,7 +76,9 @@ export function validateCommand(): Command {
         } else if (failsOnWarnings) {
           printJson({ ok: false, source, code: "config_warnings_strict", issues: [], warnings });
         } else {
-          printJson({ ok: true, source, config: verdict.config, warnings });
+          const { listStepCredentials } = await import("../../routes/credential-listing.ts");
+          const credentials = verdict.config ? listStepCredentials(verdict.config) : [];
+          printJson({ ok: true, source, config: verdict.config, credentials, warnings });
         }
         return;
       }
@@ -93,7 +95,15 @@ export function validateCommand(): Command {
         console.error(pc.red(new ConfigError({ code, source, issues: errors }).message));
       } else if (verdict.config !== undefined) {
         const { describeRule } = await import("../../routes/index.ts");
-        console.log(summarise(verdict.config, source, describeRule));
+        const { listStepCredentials, stepCredentialLine } = await import(
+          "../../routes/credential-listing.ts"
+        );
+        const credentials = listStepCredentials(verdict.config);
+        const keyLines = (gateway: string, route: string) =>
+          credentials
+            .filter((entry) => entry.gateway === gateway && entry.route === route)
+            .map((entry) => pc.dim(`    ${stepCredentialLine(entry)}`));
+        console.log(summarise(verdict.config, source, describeRule, keyLines));
       }
       if (warnings.length > 0) {
         console.warn(warningsText(formatFindingLines(warnings), options.strict === true));
@@ -133,6 +143,7 @@ export function summarise(
   config: StepwiseConfig,
   source: string,
   describeRule: DescribeRule,
+  keyLines: (gateway: string, route: string) => string[] = () => [],
 ): string {
   const lines = [`${pc.green("✔")} ${source} is valid — account ${config.accountId}`, ""];
   for (const gateway of config.gateways) {
@@ -150,6 +161,8 @@ export function summarise(
         : "no retries",
     ];
     if (gateway.spendLimits?.length) settings.push(`${gateway.spendLimits.length} spend limit(s)`);
+    if (gateway.credentials) settings.push(`keys: ${gateway.credentials}`);
+    if (gateway.byokOnly) settings.push("provider credentials required (byokOnly)");
     lines.push(`${pc.bold(`gateway ${gateway.id}`)}  ${pc.dim(settings.join(" · "))}`);
     for (const [name, route] of Object.entries(gateway.routes)) {
       const chain = route.steps
@@ -162,6 +175,7 @@ export function summarise(
       const form = route.dynamic === false ? pc.dim(" (universal only)") : "";
       lines.push(`  route ${pc.cyan(name)}: ${chain}${deadline}${form}`);
       if (route.policy !== undefined) lines.push(...policyLines(route, describeRule));
+      lines.push(...keyLines(gateway.id, name));
     }
   }
   const byok = config.gateways.flatMap((gateway) =>

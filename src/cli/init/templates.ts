@@ -40,7 +40,7 @@ export function repositoryFiles(answers: InitAnswers, pkg: PackageRef): Record<s
     "package.json": packageJson(answers, pkg),
     "Pulumi.yaml": pulumiYaml(answers),
     "index.ts": program(pkg),
-    [`Pulumi.${stack}.yaml`]: stackFile(answers),
+    [`Pulumi.${stack}.yaml`]: stackFile(answers, pkg),
     ".github/workflows/gateway.yml": workflow(answers, pkg),
     "test/routes.test.ts": routesTest(answers, pkg),
     "README.md": readme(answers),
@@ -103,8 +103,9 @@ export const kvNamespaceId = stack.outputs.kvNamespaceId;
 `;
 }
 
-function stackFile(answers: InitAnswers): string {
-  return `# Stack ${answers.stack}: written by stepwise init. \`npx stepwise validate --stack ${answers.stack}\` checks it.
+function stackFile(answers: InitAnswers, pkg: PackageRef): string {
+  return `# yaml-language-server: $schema=./node_modules/${pkg.name}/dist/stepwise-config.schema.json
+# Stack ${answers.stack}: written by stepwise init. \`npx stepwise validate --stack ${answers.stack}\` checks it.
 config:
   # The secure: values below are placeholders, so validate, plan and the tests run before any
   # secret exists. Replace each before the first preview (README.md, "Secrets").
@@ -143,7 +144,7 @@ function workflow(answers: InitAnswers, pkg: PackageRef): string {
           node-version: 20
           cache: npm
       - run: npm ci
-      - run: npx stepwise validate --stack ${answers.stack}`;
+      - run: npx stepwise validate --stack ${answers.stack} --strict --format github`;
   const pulumi = `      - name: Install the Pulumi CLI
         uses: pulumi/actions@8582a9e8cc630786854029b4e09281acd6794b58 # v6.6.1
         with:
@@ -161,8 +162,9 @@ ${setup}
 ${pulumi}
       - run: ${command}
 `;
-  return `# Written by stepwise init. Pull requests: validate, test (routes on the emulator), plan (offline,
-# no account), then pulumi preview. main: pulumi up. Actions are pinned to commit SHAs.
+  return `# Written by stepwise init. Pull requests: validate (--strict: a warning fails the job too; --format
+# github: each problem shown on its line of the pull request), test (routes on the emulator), plan
+# (offline, no account), then pulumi preview. main: pulumi up. Actions are pinned to commit SHAs.
 # Repository secrets: PULUMI_ACCESS_TOKEN (or your backend's) and PULUMI_CONFIG_PASSPHRASE for a
 # passphrase backend; the Cloudflare token and Stepwise secrets live encrypted in the stack file.
 name: gateway

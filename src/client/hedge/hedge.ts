@@ -16,6 +16,7 @@
 
 import type { HedgeConfig } from "../../config/schema.ts";
 import { computeCost } from "../../providers/cost.ts";
+import { attemptHeaders } from "../attempt-headers.ts";
 import { throwProblems } from "../call-errors.ts";
 import type { CallState, RouteEntry } from "../call-state.ts";
 import type { HedgeRecord } from "../event.ts";
@@ -87,12 +88,12 @@ export function sendHedged(
   // nothing after it: no hedge.
   if (url.endsWith("/compat/chat/completions") || order.length < 2) return doFetch(url, init);
   const steps = JSON.parse(init.body) as unknown[];
-  const startLeg = (body: string): Leg => {
+  const startLeg = (body: string, headers = init.headers): Leg => {
     const controller = new AbortController();
     const signal = init.signal
       ? AbortSignal.any([init.signal, controller.signal])
       : controller.signal;
-    return { controller, sent: doFetch(url, { ...init, body, signal }) };
+    return { controller, sent: doFetch(url, { ...init, headers, body, signal }) };
   };
   const first = order[1]!;
   const estimate = startCost(call, first);
@@ -170,7 +171,8 @@ export function sendHedged(
       else {
         record.sent = true;
         call.attempts++;
-        second = startLeg(JSON.stringify(steps.slice(1)));
+        // The hedge holds the steps after the first: its place says which route steps they are.
+        second = startLeg(JSON.stringify(steps.slice(1)), attemptHeaders(call, order.slice(1)));
         watch(second);
       }
     }, hedge.afterMs);

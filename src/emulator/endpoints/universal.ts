@@ -10,6 +10,13 @@
  * `"dynamic/<route>"`) answered in OpenAI's shape, as `ai-gateway-provider`'s `unified()` sends.
  */
 import type { IncomingMessage, ServerResponse } from "node:http";
+import {
+  describeDuplicate,
+  findDuplicateMember,
+  memberText,
+  scanUniversalBody,
+  type UniversalBodyText,
+} from "../../wire/universal-body.ts";
 import { buildCompatTarget } from "../compat/compat-target.ts";
 import {
   type CompatRequest,
@@ -29,7 +36,6 @@ import { headerValue, parseJson, readRequestBody } from "../http/io.ts";
 import { type Directives, withStepDirectives } from "../request/directives.ts";
 import { type GatewayCall, openGatewayCall } from "../request/gateway-call.ts";
 import { asksForStream, modelOf } from "../request/model-name.ts";
-import { queryTexts } from "../request/query-text.ts";
 import { withoutTrailingCommas } from "../request/trailing-commas.ts";
 import { readUniversalBody, type UniversalStepInput } from "../request/universal-body.ts";
 import type { EmulatorServices } from "../services.ts";
@@ -72,9 +78,11 @@ export async function handleUniversal(
       "Malformed universal request: the body must be a JSON array of steps {provider, endpoint, headers, query}.",
     );
   }
+  const written = scanUniversalBody(text);
+  refuseDuplicates(written);
   const steps = readUniversalBody(json.value);
   // Each step's query goes upstream as the client wrote it, not re-serialised.
-  const queries = queryTexts(text);
+  const queries = written.steps.map((members) => members && memberText(members, "query"));
   const plans = steps.map((step, index) => planStep(call, step, index, queries[index]));
   const contentType = headerValue(request, "content-type");
   for (const [index, plan] of plans.entries()) {
@@ -117,6 +125,16 @@ export async function handleUniversal(
     }
     recordFailure(call, serving, outcome.failure, outcome.attempts);
     discardFailure(outcome.failure);
+  }
+}
+
+/** A member written twice would mean one thing here and another upstream: a 400 (emulator choice). */
+function refuseDuplicates(written: UniversalBodyText): void {
+  const duplicate = findDuplicateMember(written);
+  if (duplicate !== undefined) {
+    throw GatewayRequestError.invalid(
+      `Malformed universal request: ${describeDuplicate(duplicate)}.`,
+    );
   }
 }
 

@@ -130,8 +130,13 @@ export function settingsFromConfig(gateway: GatewayConfig, time: string): Gatewa
       limitType: "cost",
       window: rule.windowSeconds,
       technique: rule.technique,
-      ...(rule.providers ? { provider: { mode: "filter" as const, values: rule.providers } } : {}),
-      ...(rule.models ? { model: { mode: "filter" as const, values: rule.models } } : {}),
+      ...(Array.isArray(rule.providers)
+        ? { provider: { mode: "filter" as const, values: rule.providers } }
+        : {}),
+      ...(Array.isArray(rule.models)
+        ? { model: { mode: "filter" as const, values: rule.models } }
+        : {}),
+      ...(rule.metadata ? { metadata: metadataDimensions(rule.metadata) } : {}),
     }),
   );
   return {
@@ -152,7 +157,7 @@ export function settingsFromConfig(gateway: GatewayConfig, time: string): Gatewa
     retry_backoff: gateway.retries?.backoff ?? null,
     spend_limits: spendRules.length > 0 ? { enabled: true, rules: spendRules } : null,
     store_id: null,
-    byok_only: false,
+    byok_only: gateway.byokOnly ?? false,
     is_default: false,
   };
 }
@@ -171,5 +176,19 @@ export function defaultGatewaySettings(time: string): GatewaySettings {
     },
     { created_at: time, modified_at: time },
     true,
+  );
+}
+
+/** A config rule's metadata dimensions in the REST shape: `split` is `partition`. */
+function metadataDimensions(
+  metadata: Readonly<Record<string, "split" | readonly string[]>>,
+): NonNullable<SpendRule["metadata"]> {
+  return Object.fromEntries(
+    Object.entries(metadata).map(([key, value]) => [
+      key,
+      value === "split"
+        ? { mode: "partition" as const }
+        : { mode: "filter" as const, values: [...value] },
+    ]),
   );
 }

@@ -15,6 +15,7 @@
  * Where Cloudflare is silent (the order of 1 and 2, the 400's code) the choice is listed in
  * docs/emulator.md. Dynamic routes use stored keys only (see `dynamic-routes/run-route.ts`).
  */
+import { unifiedBillingProviders } from "../../config/index.ts";
 import { getProvider } from "../../providers/index.ts";
 import { GatewayRequestError, gatewayError, gatewayErrorCodes } from "../errors.ts";
 import { unifiedBillingKey, workersAiAccountKey } from "../options.ts";
@@ -30,15 +31,8 @@ export type CredentialSource =
   | "workers-ai-account"
   | "none";
 
-/** Providers Unified Billing pays for (features/unified-billing.mdx, "Supported providers"). */
-export const unifiedBillingProviders: ReadonlySet<string> = new Set([
-  "openai",
-  "anthropic",
-  "google-ai-studio",
-  "google-vertex-ai",
-  "grok",
-  "groq",
-]);
+/** Providers Unified Billing pays for: the config's list, so validate and the emulator agree. */
+export { unifiedBillingProviders };
 
 /** The key stored for a provider and alias on the call's gateway, if there is one. */
 export function storedKey(

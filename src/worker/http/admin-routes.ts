@@ -7,7 +7,7 @@
  *
  * | Method and path                      | Does                                                  |
  * |--------------------------------------|-------------------------------------------------------|
- * | `POST /app-tokens`                   | `{ name, rateLimit? }` → the app and its token, once  |
+ * | `POST /app-tokens`                   | `{ name, rateLimit?, allow? }` → the app and its token, once |
  * | `GET /app-tokens`                    | every app, without tokens                             |
  * | `DELETE /app-tokens/{id}`            | revoke an app's token                                 |
  */

@@ -4,8 +4,11 @@
  * `KeyLedger` Durable Object. Every operation runs alone, in arrival order (a queue: the Durable
  * Object's input gates do not cover the edge writes an operation awaits), reads the truth from
  * the object's storage, commits its change together with the outbox entries it makes stale in
- * one transaction, then writes those entries through to the edge before it answers. The answer is
- * the state it committed, with its revision: never a constant, never a read of KV.
+ * one transaction (`ledger-commit.ts`), then writes those entries through to the edge before it
+ * answers. The answer is the state it committed, with its revision: never a constant, never a
+ * read of KV. Which history the cron's sweep removes is decided in `history-sweep.ts`; a value
+ * it erases stays known to the proxy's scrubber while a cached answer may hold it
+ * (`remembered-secrets.ts`).
  *
  * A provider has a pool of keys, each named (`default` unless named) with its own versions,
  * pointer, rotation, rollback and revocation.
@@ -13,6 +16,7 @@
 import { StepwiseError } from "../../errors/index.ts";
 import { fingerprint, randomHex } from "../crypto.ts";
 import { defaultKeyName, makeVersion, type StoredAppToken, versionPattern } from "../key-layout.ts";
+import { planKeySweep } from "./history-sweep.ts";
 import type {
   KeyLedgerApi,
   LedgerAnswer,
@@ -23,6 +27,7 @@ import type {
   RotateRequest,
   SweepResult,
 } from "./ledger-api.ts";
+import { LedgerCommitter } from "./ledger-commit.ts";
 import { migrateLayout } from "./ledger-migration.ts";
 import {
   type LedgerStorage,
@@ -39,7 +44,8 @@ import {
   planRotation,
   subjectOf,
 } from "./lifecycle.ts";
-import { type LedgerChange, Outbox, type WriteThroughTarget } from "./write-through.ts";
+import { forgettable, rememberErased, rememberSwept } from "./remembered-secrets.ts";
+import { Outbox, type WriteThroughTarget } from "./write-through.ts";
 
 /** Options for {@link KeyLedgerCore}. Defaults are resolved at call time. */
 export interface KeyLedgerOptions {
@@ -60,13 +66,11 @@ export interface KeyLedgerOptions {
   ) => void;
 }
 
-/** Deletes and puts are limited to 128 keys per call. */
-const maxKeysPerCall = 128;
-
 /** The ledger. One instance per Durable Object instance. */
 export class KeyLedgerCore implements KeyLedgerApi {
   readonly #options: KeyLedgerOptions;
   readonly #outbox: Outbox;
+  readonly #committer: LedgerCommitter;
   #queue: Promise<unknown> = Promise.resolve();
   #migrated: Promise<void> | undefined;
 
@@ -80,6 +84,7 @@ export class KeyLedgerCore implements KeyLedgerApi {
       wakeAt: options.wakeAt,
       ...(options.onWriteFailure === undefined ? {} : { onFailure: options.onWriteFailure }),
     });
+    this.#committer = new LedgerCommitter(options.storage, this.#outbox);
   }
 
   rotate(provider: string, name: string, request: RotateRequest) {
@@ -186,7 +191,7 @@ export class KeyLedgerCore implements KeyLedgerApi {
   createApp(app: NewApp): Promise<LedgerAnswer<StoredAppToken>> {
     return this.#serial(async () => {
       const stored: StoredAppToken = { ...app, createdAt: this.#now() };
-      const committed = await this.#commit(
+      const committed = await this.#committer.commit(
         { [ledgerKeys.app(app.id)]: stored },
         [],
         [{ kind: "app", id: app.id }],
@@ -215,7 +220,11 @@ export class KeyLedgerCore implements KeyLedgerApi {
           },
         };
       }
-      const committed = await this.#commit({}, [ledgerKeys.app(id)], [{ kind: "app", id }]);
+      const committed = await this.#committer.commit(
+        {},
+        [ledgerKeys.app(id)],
+        [{ kind: "app", id }],
+      );
       return { ...committed, value: stored };
     });
   }
@@ -226,41 +235,46 @@ export class KeyLedgerCore implements KeyLedgerApi {
       const results: SweepResult[] = [];
       for (const state of await this.providers()) {
         for (const key of state.keys) {
-          const removed = key.versions
-            .filter((metadata) => {
-              const endedAt = metadata.revokedAt ?? metadata.retiredAt;
-              return (
-                metadata.version !== key.pointer?.current &&
-                endedAt !== null &&
-                now - endedAt >= historySeconds * 1000
-              );
-            })
-            .map((metadata) => metadata.version);
+          const { removed, emptied, previous } = planKeySweep(key, now, historySeconds);
           results.push({ provider: state.provider, name: key.name, removed });
           if (removed.length === 0 || key.pointer === null) continue;
-          const pointer = key.pointer;
           const deletes = removed.map((version) =>
             ledgerKeys.version(state.provider, key.name, version),
           );
-          const emptied = pointer.current === null && removed.length === key.versions.length;
+          // A value still in a swept version may be in a cached answer: it is remembered.
+          const remembered = await rememberSwept(
+            this.#options.storage,
+            state.provider,
+            key.name,
+            removed,
+            now,
+          );
           if (emptied && key.name !== defaultKeyName) {
             // A key taken out of the pool leaves no trace once its history has expired.
-            await this.#write({}, [...deletes, ledgerKeys.pointer(state.provider, key.name)]);
+            await this.#committer.write(remembered, [
+              ...deletes,
+              ledgerKeys.pointer(state.provider, key.name),
+            ]);
             continue;
           }
-          const previous =
-            pointer.previous !== null && removed.includes(pointer.previous)
-              ? null
-              : pointer.previous;
-          const revision = (await this.#revision()) + 1;
-          await this.#write(
+          const revision = (await this.#committer.revision()) + 1;
+          await this.#committer.write(
             {
-              [ledgerKeys.pointer(state.provider, key.name)]: { ...pointer, previous, revision },
+              ...remembered,
+              [ledgerKeys.pointer(state.provider, key.name)]: {
+                ...key.pointer,
+                previous,
+                revision,
+              },
               [ledgerKeys.revision]: revision,
             },
             deletes,
           );
         }
+      }
+      // Values no cached answer can hold any more leave the edge records too.
+      for (const [provider, deletes] of await forgettable(this.#options.storage, now)) {
+        await this.#committer.commit({}, deletes, [{ kind: "provider-history", provider }]);
       }
       return results;
     });
@@ -271,6 +285,13 @@ export class KeyLedgerCore implements KeyLedgerApi {
     return this.#serial(async () => {
       await this.#outbox.flushDue();
     });
+  }
+
+  /** Commits a plan; a value it erases is remembered for the scrubber (`remembered-secrets.ts`). */
+  async #commitPlan(provider: string, name: string, plan: LifecyclePlan) {
+    const { storage } = this.#options;
+    const remembered = await rememberErased(storage, provider, name, plan.versions, this.#now());
+    return this.#committer.commitPlan(provider, name, plan, remembered);
   }
 
   #now(): number {
@@ -337,62 +358,5 @@ export class KeyLedgerCore implements KeyLedgerApi {
         .map((stored) => stored.metadata)
         .sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0)),
     };
-  }
-
-  async #revision(): Promise<number> {
-    return (await this.#options.storage.get<number>(ledgerKeys.revision)) ?? 0;
-  }
-
-  async #commitPlan(provider: string, name: string, plan: LifecyclePlan) {
-    const puts: Record<string, unknown> = {};
-    for (const stored of plan.versions) {
-      puts[ledgerKeys.version(provider, name, stored.metadata.version)] = stored;
-    }
-    const revision = (await this.#revision()) + 1;
-    puts[ledgerKeys.pointer(provider, name)] = {
-      ...plan.pointer,
-      revision,
-    } satisfies LedgerPointer;
-    const changes: LedgerChange[] = plan.currentChanged
-      ? [{ kind: "provider-key", provider, name }]
-      : [];
-    return this.#commit(puts, [], changes, revision);
-  }
-
-  /** Commits one change with its outbox entries, then writes them through. */
-  async #commit(
-    puts: Record<string, unknown>,
-    deletes: readonly string[],
-    changes: readonly LedgerChange[],
-    revision?: number,
-  ) {
-    const committedRevision = revision ?? (await this.#revision()) + 1;
-    const outbox = this.#outbox.recordsFor(changes, committedRevision);
-    await this.#write({ ...puts, ...outbox, [ledgerKeys.revision]: committedRevision }, deletes);
-    const flushed = await this.#outbox.flush(Object.keys(outbox));
-    return {
-      ok: true as const,
-      revision: committedRevision,
-      propagation: {
-        written: flushed.writtenAt !== null,
-        visibleEverywhereBy:
-          flushed.writtenAt === null ? null : flushed.writtenAt + flushed.propagationMs,
-        targets: flushed.entries,
-      },
-    };
-  }
-
-  /** One transaction: the puts and deletes are issued together, without an await in between. */
-  async #write(puts: Record<string, unknown>, deletes: readonly string[]): Promise<void> {
-    const { storage } = this.#options;
-    const entries = Object.entries(puts);
-    const writes: Promise<unknown>[] = [];
-    for (let start = 0; start < entries.length; start += maxKeysPerCall) {
-      writes.push(storage.put(Object.fromEntries(entries.slice(start, start + maxKeysPerCall))));
-    }
-    for (let start = 0; start < deletes.length; start += maxKeysPerCall) {
-      writes.push(storage.delete(deletes.slice(start, start + maxKeysPerCall)));
-    }
-    await Promise.all(writes);
   }
 }

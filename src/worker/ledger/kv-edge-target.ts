@@ -2,7 +2,9 @@
  * @module
  * The write-through target that keeps Workers KV (the proxy's edge read path) in line with the
  * ledger: `current:{provider}` holds the provider's pool, every key of it that has a current
- * version the proxy may inject (deleted when none has), `app:{id}` an app's token digest and
+ * version the proxy may inject, and every other value of its keys the ledger still knows
+ * (previous, history, revoked and remembered ones, `remembered-secrets.ts`), which the proxy
+ * scrubs from answers and never injects (deleted when there is neither), `app:{id}` an app's token digest and
  * limit (deleted when revoked). Every value is built from the ledger's truth; nothing here reads
  * KV.
  */
@@ -23,9 +25,9 @@ export function kvEdgeTarget(kv: KvNamespaceLike): WriteThroughTarget {
     retryAfterMs: kvWriteIntervalMs,
     propagationMs: kvPropagationMs,
     entriesFor(change: LedgerChange): readonly string[] {
-      return change.kind === "provider-key"
-        ? [keyLayout.current(change.provider)]
-        : [keyLayout.app(change.id)];
+      return change.kind === "app"
+        ? [keyLayout.app(change.id)]
+        : [keyLayout.current(change.provider)];
     },
     async apply(entry: string, truth: LedgerReader): Promise<void> {
       const value = await edgeValue(entry, truth);
@@ -50,8 +52,10 @@ async function edgeValue(entry: string, truth: LedgerReader): Promise<string | n
     const key = await currentKey(truth, name, keyName);
     if (key !== undefined) keys.push(key);
   }
-  if (keys.length === 0) return null;
-  const record: EdgePoolRecord = { keys };
+  const injected = new Set(keys.map((key) => key.key));
+  const retired = (await truth.heldValues(name)).filter((value) => !injected.has(value));
+  if (keys.length === 0 && retired.length === 0) return null;
+  const record: EdgePoolRecord = retired.length === 0 ? { keys } : { keys, retired };
   return JSON.stringify(record);
 }
 

@@ -99,6 +99,7 @@ export interface NewApp {
   readonly id: string;
   readonly name: string;
   readonly rateLimit: StoredAppToken["rateLimit"];
+  readonly allow?: StoredAppToken["allow"];
   readonly tokenSha256: string;
 }
 

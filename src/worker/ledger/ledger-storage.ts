@@ -9,6 +9,7 @@
  * | `revision`                    | the last committed revision (a counter)    |
  * | `pointer:{provider}:{name}`   | {@link LedgerPointer} of one key of the provider's pool |
  * | `version:{provider}:{name}:{version}` | {@link LedgerVersion}: metadata and the key (null once revoked) |
+ * | `remembered:{provider}:{name}:{version}` | {@link RememberedSecret}: an erased value, kept for scrubbing only (`remembered-secrets.ts`) |
  * | `app:{id}`                    | `StoredAppToken`                           |
  * | `outbox:{target}:{entry}`     | {@link OutboxEntry}: an edge record not yet written |
  *
@@ -39,6 +40,16 @@ export interface LedgerVersion {
   readonly key: string | null;
 }
 
+/**
+ * A value the ledger no longer keeps as a version (revoked, or its history swept) but may still be
+ * in an answer the gateway cached: the proxy scrubs it until `forgetAt`, and never injects it.
+ */
+export interface RememberedSecret {
+  readonly key: string;
+  /** Epoch ms after which no cached answer can hold it (its end plus the longest cache TTL). */
+  readonly forgetAt: number;
+}
+
 /** An edge record that must be brought in line with the truth. */
 export interface OutboxEntry {
   readonly target: string;
@@ -65,6 +76,13 @@ export const ledgerKeys = {
   version: (provider: string, name: string, version: string) =>
     `version:${provider}:${name}:${version}`,
   versionPrefix: (provider: string, name: string) => `version:${provider}:${name}:`,
+  /** Every version of one provider's pool, of all its keys. */
+  providerVersionPrefix: (provider: string) => `version:${provider}:`,
+  remembered: (provider: string, name: string, version: string) =>
+    `remembered:${provider}:${name}:${version}`,
+  /** Every remembered value of one provider, or of every provider without an argument. */
+  rememberedPrefix: (provider?: string) =>
+    provider === undefined ? "remembered:" : `remembered:${provider}:`,
   app: (id: string) => `app:${id}`,
   appPrefix: "app:",
   outbox: (target: string, entry: string) => `outbox:${target}:${entry}`,
@@ -87,6 +105,11 @@ export interface LedgerReader {
   version(provider: string, name: string, version: string): Promise<LedgerVersion | undefined>;
   /** The names of the keys of a provider's pool, sorted. */
   poolNames(provider: string): Promise<string[]>;
+  /**
+   * Every value of the provider's keys the ledger still knows: each version's that was not erased
+   * and each remembered one (current, previous, history, revoked); sorted, without repeats.
+   */
+  heldValues(provider: string): Promise<string[]>;
   app(id: string): Promise<import("../key-layout.ts").StoredAppToken | undefined>;
 }
 
@@ -99,6 +122,16 @@ export function storageReader(storage: LedgerStorage): LedgerReader {
     async poolNames(provider) {
       const pointers = await storage.list({ prefix: ledgerKeys.pointerPrefix(provider) });
       return [...pointers.keys()].map((key) => parsePointerKey(key)?.name ?? "").sort();
+    },
+    async heldValues(provider) {
+      const [versions, remembered] = await Promise.all([
+        storage.list<LedgerVersion>({ prefix: ledgerKeys.providerVersionPrefix(provider) }),
+        storage.list<RememberedSecret>({ prefix: ledgerKeys.rememberedPrefix(provider) }),
+      ]);
+      const values = new Set<string>();
+      for (const stored of versions.values()) if (stored.key !== null) values.add(stored.key);
+      for (const stored of remembered.values()) values.add(stored.key);
+      return [...values].sort();
     },
     app: (id) => storage.get(ledgerKeys.app(id)),
   };

@@ -17,9 +17,13 @@ import type { PendingWrite, TargetWrite } from "./ledger-api.ts";
 import type { LedgerReader, LedgerStorage, OutboxEntry } from "./ledger-storage.ts";
 import { ledgerKeys } from "./ledger-storage.ts";
 
-/** What a commit changed: one key of a provider's pool (by name), or an app. */
+/**
+ * What a commit changed: one key of a provider's pool (by name), the values of a provider's keys
+ * the proxy scrubs (`remembered-secrets.ts`: some were forgotten), or an app.
+ */
 export type LedgerChange =
   | { readonly kind: "provider-key"; readonly provider: string; readonly name: string }
+  | { readonly kind: "provider-history"; readonly provider: string }
   | { readonly kind: "app"; readonly id: string };
 
 /** A store that serves (part of) the ledger's truth and is written only by the ledger. */
@@ -80,7 +84,7 @@ export class Outbox {
             revision,
             attempts: 0,
             notBefore: 0,
-            ...(change.kind === "provider-key" ? { provider: change.provider } : {}),
+            ...(change.kind === "app" ? {} : { provider: change.provider }),
           };
         }
       }

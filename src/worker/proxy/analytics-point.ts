@@ -2,14 +2,16 @@
  * @module
  * One Analytics Engine point per proxied call, in the one schema `analytics-schema.ts` defines
  * (the report reads it back with `decodeCallRow`). The route comes from the client's
- * `cf-aig-metadata` `route` entry (or `dynamic/<route>`), the step, provider and model from the
- * gateway's `cf-aig-*` answer headers and the universal body, tokens and cost from a successful
- * JSON answer's usage (streams leave them unknown), the event id from `cf-aig-event-id`.
+ * `cf-aig-metadata` `route` entry (or `dynamic/<route>`), the metadata and event id as
+ * `app-scope.ts` sent them upstream (`app` first; `<app>:<id>`), the step, provider and model from
+ * the gateway's `cf-aig-*` answer headers and the universal body, tokens and cost from a successful
+ * JSON answer's usage (streams leave them unknown).
  * Writing is best-effort: a failure is logged without detail and never fails the call.
  */
 import type { WorkerView } from "../../config/worker-view.ts";
 import { computeCost, getProvider, isKnownProvider } from "../../providers/index.ts";
 import type { TokenUsage } from "../../providers/types.ts";
+import type { AttemptPlace } from "../../wire/attempt-place.ts";
 import { type CallPoint, type CallPointMode, encodeCallPoint } from "../analytics-schema.ts";
 import type { AnalyticsDatasetLike } from "../bindings.ts";
 import type { WorkerLogger } from "../handler-context.ts";
@@ -37,30 +39,11 @@ export interface CallFacts {
    * once per key of its pool (or left out steps whose keys were all at their caps).
    */
   readonly stepOf?: (sent: number) => number;
-}
-
-/** The metadata entries and route a request names in `cf-aig-metadata`. */
-export function requestMetadata(headers: Headers): {
-  route: string | null;
-  metadata: Record<string, string | number | boolean>;
-} {
-  const raw = headers.get("cf-aig-metadata");
-  const metadata: Record<string, string | number | boolean> = {};
-  if (raw === null || raw.length > 4096) return { route: null, metadata };
-  try {
-    const parsed: unknown = JSON.parse(raw);
-    if (typeof parsed !== "object" || parsed === null || Array.isArray(parsed)) {
-      return { route: null, metadata };
-    }
-    for (const [key, value] of Object.entries(parsed)) {
-      if (["string", "number", "boolean"].includes(typeof value)) {
-        metadata[key] = value as string | number | boolean;
-      }
-    }
-  } catch {
-    return { route: null, metadata };
-  }
-  return { route: typeof metadata.route === "string" ? metadata.route : null, metadata };
+  /**
+   * The request's place in the client's route (the `stepwise` metadata entry the client sent:
+   * `src/wire/attempt-place.ts`); null for a first, in-order request.
+   */
+  readonly place?: AttemptPlace | null;
 }
 
 /** The step, provider and model that served (or, for a failure, were tried last). */
@@ -79,8 +62,16 @@ export function servedStep(
   const index = sent === null || facts.stepOf === undefined ? sent : facts.stepOf(sent);
   const ok = response?.ok === true;
   const asked = facts.steps[index ?? (ok && facts.mode !== "dynamic" ? 0 : facts.steps.length - 1)];
+  // The app's step of its request, as the step of its route (a re-sent or reordered request).
+  const position = index ?? (facts.mode === "dynamic" ? null : 0);
+  const place = facts.place ?? null;
   return {
-    step: ok ? (index ?? (facts.mode === "dynamic" ? null : 0)) : null,
+    step:
+      ok && position !== null
+        ? place === null
+          ? position
+          : (place.steps[position] ?? null)
+        : null,
     provider: headers?.get("cf-aig-provider") ?? asked?.provider ?? null,
     model: headers?.get("cf-aig-model") ?? asked?.model ?? null,
     keySource: asked?.keySource ?? null,
@@ -124,11 +115,13 @@ export function callPoint(facts: CallFacts, outcome: CallOutcome, config: Worker
     metadata: facts.metadata,
     step: served.step,
     status,
-    latencyMs: outcome.latencyMs,
+    // The whole call so far: the client's time before this attempt, then this one's.
+    latencyMs: (facts.place?.elapsedMs ?? 0) + outcome.latencyMs,
     ok: errorCode === null && status >= 200 && status < 300,
     tokensIn: usage?.tokensIn ?? null,
     tokensOut: usage?.tokensOut ?? null,
     cost,
+    attempt: facts.place?.attempt ?? 1,
   };
 }
 

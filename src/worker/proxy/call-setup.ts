@@ -3,8 +3,9 @@
  * What every proxied call starts with, whatever its path: the gateway it names (404 when this
  * Worker does not serve it), its time limit (`cf-aig-request-timeout`), the app's limiter asked at
  * once (its answer awaited by {@link afterLimit}, so an app over its limit always gets the 429),
- * the headers to send upstream (the app's credentials out, the gateway token in), the facts its
- * Analytics Engine point needs, and the secrets scrubbed from its answer.
+ * the headers to send upstream (the app's credentials out, the gateway token in, scoped to the app
+ * by `app-scope.ts`), the facts its Analytics Engine point needs, and the secrets scrubbed from
+ * its answer.
  */
 import type { WorkerViewGateway } from "../../config/worker-view.ts";
 import type { RateLimitDecision } from "../app-limiter.ts";
@@ -12,7 +13,9 @@ import { WorkerError } from "../errors.ts";
 import type { HandlerContext } from "../handler-context.ts";
 import type { StoredAppToken } from "../key-layout.ts";
 import { findGateway } from "../settings.ts";
-import { type CallFacts, requestMetadata } from "./analytics-point.ts";
+import type { CallFacts } from "./analytics-point.ts";
+import { applyCachePlan, type CachePlan } from "./app-cache.ts";
+import { scopeRequestHeaders } from "./app-scope.ts";
 import { type CallDeadline, readDeadline } from "./call-deadline.ts";
 import { upstreamHeaders } from "./headers.ts";
 import type { ResolvedPool } from "./request-keys.ts";
@@ -34,9 +37,13 @@ export interface ProxyTarget {
   readonly limitText: string;
   /** The call's time limit, counted from its arrival (`cf-aig-request-timeout`). */
   readonly deadline: CallDeadline | null;
-  readonly facts: Pick<CallFacts, "gateway" | "app" | "metadata" | "eventId"> & {
+  readonly facts: Pick<CallFacts, "gateway" | "app" | "metadata" | "eventId" | "place"> & {
     readonly route: string | null;
   };
+  /** The path and query the call goes to at the gateway. */
+  readonly path: string;
+  /** The app's own `cf-aig-cache-key` (not in `headers`: {@link scopeCache} scopes it). */
+  readonly appCacheKey: string | undefined;
 }
 
 /** Checks the gateway, starts counting the call against the app's limit, prepares headers. */
@@ -61,22 +68,47 @@ export function prepare(
   // A refusal is reported by `enforceLimit`; never leave it unhandled meanwhile.
   admitted.catch(() => undefined);
   const url = new URL(request.url);
-  const { route, metadata } = requestMetadata(request.headers);
+  const scoped = scopeRequestHeaders(
+    upstreamHeaders(request.headers, context.settings.gatewayToken),
+    caller.app,
+  );
   return {
     gateway,
     url: `${context.settings.gatewayUrl}${url.pathname}${url.search}`,
-    headers: upstreamHeaders(request.headers, context.settings.gatewayToken),
+    headers: scoped.headers,
+    path: `${url.pathname}${url.search}`,
+    appCacheKey: scoped.appCacheKey,
     admitted,
     deadline,
     limitText: `App ${caller.app.name} is over its limit of ${limit.limit} requests per ${limit.windowSeconds} s`,
     facts: {
       gateway: gateway.id,
       app: caller.app.id,
-      metadata,
-      eventId: request.headers.get("cf-aig-event-id"),
-      route,
+      metadata: scoped.metadata,
+      eventId: scoped.eventId,
+      route: scoped.route,
+      place: scoped.place,
     },
   };
+}
+
+/**
+ * Scopes the call's cache key to its app where the gateway caches it (`app-cache.ts`). `body`:
+ * the app's body as sent, null for none, undefined when the Worker did not read it whole.
+ */
+export async function scopeCache(
+  target: ProxyTarget,
+  plan: CachePlan,
+  body: string | Uint8Array | null | undefined,
+  method = "POST",
+): Promise<void> {
+  await applyCachePlan(target.headers, plan, {
+    appId: target.facts.app,
+    appKey: target.appCacheKey,
+    method,
+    path: target.path,
+    body,
+  });
 }
 
 /** Waits for the limiter's answer first, so an app over its limit always gets the 429. */
@@ -94,14 +126,29 @@ export async function afterLimit<Value>(target: ProxyTarget, work: Promise<Value
   return work;
 }
 
+/**
+ * Every secret an answer to this call may carry, to scrub: the keys sent, every value of every
+ * provider's keys the ledger still lists at the edge (current, previous, history, revoked: a
+ * cached answer may be replayed to any app, for any provider, after a rotation), the app's token
+ * and the gateway token. The edge reads start now and are awaited only once the answer is in.
+ */
 export function secretsOf(
   pools: readonly ResolvedPool[],
   caller: ProxyCaller,
   context: HandlerContext,
-): (string | undefined)[] {
-  return [
+): Promise<(string | undefined)[]> {
+  const providers = new Set([
+    ...context.settings.config.keys.providers,
+    ...pools.map((pool) => pool.provider),
+  ]);
+  const held = Promise.all([...providers].map((provider) => context.edge.heldValues(provider)));
+  const secrets = held.then((values) => [
     ...pools.flatMap((pool) => pool.keys.map((key) => key.key)),
+    ...values.flat(),
     caller.token,
     context.settings.gatewayToken,
-  ];
+  ]);
+  // Awaited by `forward` once the answer is in; never left unhandled before that.
+  secrets.catch(() => undefined);
+  return secrets;
 }

@@ -2,7 +2,8 @@
  * @module
  * The last hop of the proxy: send the prepared request to the gateway and hand its answer back
  * with the status and `cf-aig-*` headers intact, the body streaming, and every secret of the call
- * scrubbed from headers and body. One Analytics Engine point is written when the body has been
+ * scrubbed from headers and body (a body in an encoding the runtime did not decode is refused,
+ * `content-encoding.ts`). One Analytics Engine point is written when the body has been
  * passed on (or failed, or the app stopped reading). An unreachable gateway is a 502, never a 500.
  *
  * A call may have several attempts, one per key of its provider's pool: when the provider (not the
@@ -18,8 +19,10 @@ import type { CallPoint } from "../analytics-schema.ts";
 import { WorkerError } from "../errors.ts";
 import type { HandlerContext } from "../handler-context.ts";
 import { type CallFacts, callPoint, writeCallPoint } from "./analytics-point.ts";
+import { unscopeEventId } from "./app-scope.ts";
 import { sendAttempt } from "./attempt.ts";
 import { type CallDeadline, remainingMs, requestTimedOut } from "./call-deadline.ts";
+import { scrubbableEncoding, undecodedEncoding } from "./content-encoding.ts";
 import { SecretScrubber } from "./scrub.ts";
 
 /** A request ready to go upstream. */
@@ -28,8 +31,11 @@ export interface ForwardRequest {
   /** One per key to try, in order; a body must be replayable (text) when there are several. */
   readonly attempts: readonly RequestInit[];
   readonly facts: CallFacts;
-  /** Every secret the call carries: injected keys, the app token, the gateway token. */
-  readonly secrets: readonly (string | undefined)[];
+  /**
+   * Every secret an answer may carry (`secretsOf`): injected keys, every value the ledger lists,
+   * the app token, the gateway token; read while the call is upstream.
+   */
+  readonly secrets: Promise<readonly (string | undefined)[]>;
   readonly observer?: CallObserver;
   /** The call's time limit (from `cf-aig-request-timeout`), null when the app set none. */
   readonly deadline: CallDeadline | null;
@@ -99,8 +105,28 @@ export async function forward(request: ForwardRequest, context: HandlerContext):
   }
   if (upstream === undefined) throw new Error("forward() needs at least one attempt");
   const latencyMs = context.now() - started;
-  const scrubber = new SecretScrubber(request.secrets);
+  if (upstream.body !== null && !scrubbableEncoding(upstream.headers)) {
+    // Still encoded: its secrets cannot be found, so none of it goes to the app.
+    upstream.body.cancel().catch(() => undefined);
+    record({ response: upstream, latencyMs, errorCode: "unsupported_encoding" });
+    throw undecodedEncoding();
+  }
+  let secrets: readonly (string | undefined)[];
+  try {
+    secrets = await request.secrets;
+  } catch {
+    // Without the list of secrets nothing can be checked, so nothing is passed on.
+    upstream.body?.cancel().catch(() => undefined);
+    record({ response: upstream, latencyMs, errorCode: "key_store_unavailable" });
+    throw new WorkerError({
+      status: 503,
+      code: "key_store_unavailable",
+      message: "The Worker could not read its key records to check the answer; try again.",
+    });
+  }
+  const scrubber = new SecretScrubber(secrets);
   const headers = scrubber.headers(upstream.headers);
+  unscopeEventId(headers, request.facts.app);
   const servedCopy = headers.get("cf-aig-step");
   if (request.facts.stepOf !== undefined && servedCopy !== null && /^\d+$/.test(servedCopy)) {
     // The gateway counts the steps it was sent (one per key); the app counts its own steps.

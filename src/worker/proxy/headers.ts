@@ -5,6 +5,7 @@
  * provider gets its own header: `authorization`, `x-api-key`, `x-goog-api-key`…).
  */
 import { getProvider, providerSlugs } from "../../providers/index.ts";
+import { requestedEncoding } from "./content-encoding.ts";
 
 /** Header names that carry credentials in any provider's or the gateway's form. */
 export function secretHeaderNames(): ReadonlySet<string> {
@@ -39,7 +40,7 @@ const edgeHeaders =
 
 /**
  * The headers to send upstream: the app's headers without credentials or edge headers, plus the
- * gateway token when one is set.
+ * gateway token when one is set, asking for an unencoded answer.
  */
 export function upstreamHeaders(incoming: Headers, gatewayToken: string | undefined): Headers {
   const secret = secretHeaderNames();
@@ -49,6 +50,8 @@ export function upstreamHeaders(incoming: Headers, gatewayToken: string | undefi
     headers.set(name, value);
   }
   if (gatewayToken !== undefined) headers.set("cf-aig-authorization", `Bearer ${gatewayToken}`);
+  // The answer must come back in a form the scrubber can read, whatever the app accepts.
+  headers.set("accept-encoding", requestedEncoding);
   return headers;
 }
 

@@ -25,12 +25,15 @@
  * when every key of every step is, the answer is a 429 `provider_at_cap`.
  */
 import { isKnownProvider } from "../../providers/index.ts";
+import { type AttemptPlace, forwardPlace, withAttemptPlace } from "../../wire/attempt-place.ts";
 import { parseBody } from "../admin-schemas.ts";
 import type { UsableKey } from "../edge-reader.ts";
 import type { HandlerContext } from "../handler-context.ts";
 import { readJsonBody } from "../http/body.ts";
 import type { AskedStep } from "./analytics-point.ts";
-import { afterLimit, type ProxyCaller, prepare, secretsOf } from "./call-setup.ts";
+import { cachePlan } from "./app-cache.ts";
+import { scopeStepHeaders } from "./app-scope.ts";
+import { afterLimit, type ProxyCaller, prepare, scopeCache, secretsOf } from "./call-setup.ts";
 import { forward } from "./forward.ts";
 import { addProviderAuth, stepHeaders } from "./headers.ts";
 import { keyObserver, type SentKey, universalObserver } from "./pool-observer.ts";
@@ -44,7 +47,7 @@ import {
   universalBodySchema,
   unknownProvider,
 } from "./request-keys.ts";
-import { rewriteSteps, type StepCopy } from "./universal-body.ts";
+import { refuseDuplicateMembers, rewriteSteps, type StepCopy } from "./universal-body.ts";
 
 /** Largest universal or compat body the proxy reads (provider-native bodies stream through). */
 export const maxProxyJsonBytes = 10 * 1024 * 1024;
@@ -63,7 +66,15 @@ export async function proxyUniversal(
 ): Promise<Response> {
   const target = prepare(request, params.account, params.gateway, caller, context);
   const body = await afterLimit(target, readJsonBody(request, { maxBytes: maxProxyJsonBytes }));
+  refuseDuplicateMembers(body.text);
   const steps = parseBody(universalBodySchema, body.value);
+  const plan = cachePlan(
+    target.headers,
+    target.appCacheKey,
+    target.gateway,
+    steps.map((step) => step.headers ?? {}),
+  );
+  await scopeCache(target, plan, body.text);
   const pools = await resolvePools(
     steps.map((step) => step.provider),
     target.gateway,
@@ -74,9 +85,14 @@ export async function proxyUniversal(
   if (sent.length === 0) throw providerAtCap(pools, context.now());
   const copies: StepCopy[] = sent.map(({ step, key }) => ({
     step,
-    headers: stepHeaders(steps[step]!.headers, steps[step]!.provider, key?.key),
+    headers: stepHeaders(
+      scopeStepHeaders(steps[step]!.headers, caller.app),
+      steps[step]!.provider,
+      key?.key,
+    ),
   }));
   target.headers.set("content-type", "application/json");
+  forwardPlaceHeader(target.headers, target.facts.place ?? null, sent, steps.length);
   return forward(
     {
       target: target.url,
@@ -102,6 +118,27 @@ export async function proxyUniversal(
     },
     context,
   );
+}
+
+/**
+ * Rewrites the request's place in the client's route (`cf-aig-metadata` `stepwise`) for the
+ * steps sent upstream: the gateway logs each request's steps from 0, so once the Worker sends a
+ * step once per key, or leaves one out, the place says which route step each position is.
+ */
+function forwardPlaceHeader(
+  headers: Headers,
+  received: AttemptPlace | null,
+  sent: readonly SentKey[],
+  receivedSteps: number,
+): void {
+  const place = forwardPlace(
+    received,
+    sent.map((copy) => copy.step),
+    receivedSteps,
+  );
+  if (place === null && received === null) return;
+  const metadata = withAttemptPlace(headers.get("cf-aig-metadata"), place);
+  if (metadata !== null) headers.set("cf-aig-metadata", metadata);
 }
 
 /** The steps sent upstream: each step once per key of its pool, skipping keys at their caps. */
@@ -131,6 +168,11 @@ export async function proxyCompat(
   const target = prepare(request, params.account, params.gateway, caller, context);
   const body = await afterLimit(target, readJsonBody(request, { maxBytes: maxProxyJsonBytes }));
   const { model } = parseBody(compatBodySchema, body.value);
+  await scopeCache(
+    target,
+    cachePlan(target.headers, target.appCacheKey, target.gateway),
+    body.text,
+  );
   const provider = model.slice(0, model.indexOf("/"));
   const modelName = model.slice(model.indexOf("/") + 1);
   const dynamic = provider === "dynamic";
@@ -197,8 +239,19 @@ export async function proxyNative(
   // A short body of known length is held so the next key can be sent; any other streams once.
   const length = Number(request.headers.get("content-length") ?? Number.NaN);
   const replayable = !hasBody || (length >= 0 && length <= replayableBytes);
+  // A cached call is keyed by its body when the app sent no key: read it whole when it can be.
+  const plan = cachePlan(target.headers, target.appCacheKey, target.gateway);
+  const keyedByBody = plan === "scoped" && target.appCacheKey === undefined;
   const bytes =
-    hasBody && replayable && pool.keys.length > 1 ? await request.arrayBuffer() : undefined;
+    hasBody && replayable && (pool.keys.length > 1 || keyedByBody)
+      ? await request.arrayBuffer()
+      : undefined;
+  await scopeCache(
+    target,
+    plan,
+    !hasBody ? null : bytes === undefined ? undefined : new Uint8Array(bytes),
+    request.method,
+  );
   const usable = replayable ? pool : { ...pool, keys: pool.keys.slice(0, 1) };
   const attempts = keyAttempts(usable, (key) => {
     const headers = new Headers(target.headers);

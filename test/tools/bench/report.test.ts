@@ -36,6 +36,7 @@ const result: BenchResult = {
   body: "| call | median |",
   headline: "client.chat 1.14× of raw fetch",
   targets: [{ name: "Client overhead", goal: "≤ 1.10× raw fetch", measured: "1.14×", met: false }],
+  noise: "±3.0 % over the run's parts.",
 };
 
 describe("report text", () => {
@@ -50,13 +51,14 @@ describe("report text", () => {
     );
   });
 
-  it("heads each section with its date, machine and command, then the benchmark's body", () => {
+  it("heads each section with its date, machine, command and noise, then the benchmark's body", () => {
     const section = sectionFor(benchmark, result, machine, false);
     expect(section.id).toBe("client-overhead");
     expect(section.heading).toBe("Client overhead");
     expect(section.body.split("\n")).toStrictEqual([
       `_Measured 2026-05-01 12:34 UTC on ${machineLine(machine)}._  `,
-      "Reproduce: `npm run bench -- --only client-overhead`",
+      "Reproduce: `npm run bench -- --only client-overhead`  ",
+      "Noise: ±3.0 % over the run's parts.",
       "",
       "| call | median |",
     ]);
@@ -66,7 +68,7 @@ describe("report text", () => {
     const summary = summarySection([{ benchmark, result }], machine, false);
     expect(summary.heading).toBe("");
     expect(summary.body).toContain(
-      "| Client overhead | client.chat 1.14× of raw fetch | ≤ 1.10× raw fetch | **missed** (1.14×) |",
+      "| Client overhead | client.chat 1.14× of raw fetch | ≤ 1.10× raw fetch | **missed** (1.14×) | `npm run bench -- --only client-overhead` |",
     );
   });
 
@@ -78,10 +80,11 @@ describe("report text", () => {
         { name: "primary hangs", goal: "≤ 1.10× direct", measured: "1.01×", met: true },
         { name: "primary answers 503", goal: "≤ 1.10× direct", measured: "1.12×", met: false },
       ],
+      noise: "",
     };
     const summary = summarySection([{ benchmark, result: twoTargets }], machine, false);
     expect(summary.body).toContain(
-      "| ≤ 1.10× direct | primary hangs: met (1.01×); primary answers 503: **missed** (1.12×) |",
+      "| ≤ 1.10× direct | primary hangs: met (1.01×); primary answers 503: **missed** (1.12×) | `npm run bench -- --only client-overhead` |",
     );
   });
 });
