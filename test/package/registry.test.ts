@@ -199,6 +199,7 @@ describe("stepwise-gateway installed from a registry", () => {
       const run = await shell("npx stepwise demo --calls 30 --rate 30", app);
       expect(run.code, run.output).toBe(0);
       expect(run.stdout).toContain("nothing lost: 30 calls, 30 events recorded");
+      expect(run.output).toContain("using the package's pre-built companion Worker");
     },
     slow,
   );
