@@ -13,6 +13,7 @@ import { type Emulator, startEmulator } from "../emulator/index.ts";
 import { createAppToken, type RotatedVersion, rotateKey } from "../worker-admin/index.ts";
 import {
   buildWorkerBundle,
+  builtFromSources,
   type RunningWorker,
   startWorker,
   type WorkerBundle,
@@ -70,7 +71,11 @@ export async function startLocalSystem(options: StartLocalSystemOptions): Promis
   let bundle: WorkerBundle | undefined;
   let worker: RunningWorker | undefined;
   try {
-    say("bundling the companion Worker (wrangler deploy --dry-run)");
+    say(
+      builtFromSources()
+        ? "bundling the companion Worker (wrangler deploy --dry-run)"
+        : "using the package's pre-built companion Worker (dist/worker-bundle/)",
+    );
     bundle = await buildWorkerBundle();
     say("starting the Worker in workerd with a local KV namespace");
     const adminToken = randomBytes(24).toString("base64url");

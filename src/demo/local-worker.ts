@@ -41,7 +41,7 @@ export interface WorkerBundle {
  * wrangler), the bundle the package ships pre-built, `dist/worker-bundle/`, built the same way.
  */
 export async function buildWorkerBundle(): Promise<WorkerBundle> {
-  if (!existsSync(path.join(projectRoot, "wrangler.jsonc"))) return shippedWorkerBundle();
+  if (!builtFromSources()) return shippedWorkerBundle();
   const directory = await mkdtemp(path.join(tmpdir(), "stepwise-worker-"));
   const { stdout, stderr } = await run(
     wranglerBin,
@@ -55,6 +55,11 @@ export async function buildWorkerBundle(): Promise<WorkerBundle> {
     output: `${stdout}\n${stderr}`,
     remove: () => rm(directory, { recursive: true, force: true }),
   };
+}
+
+/** True in a checkout of Stepwise (wrangler builds the Worker); false in an installed package. */
+export function builtFromSources(): boolean {
+  return existsSync(path.join(projectRoot, "wrangler.jsonc"));
 }
 
 /** The package's pre-built bundle; `remove()` leaves it in place. */

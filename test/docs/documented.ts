@@ -3,9 +3,9 @@
  * tests run them as written: every line of an `sh`/`bash` block (continuations joined, comments
  * dropped, `a && b` as two commands), every `$ ` line of a `console` block, and every inline code
  * span that starts with a command (`npm run worker:dev`, `npx stepwise report events.jsonl`).
- * `documented(text)` is how a test names
- * the command it runs; `test/docs/coverage.test.ts` finds those names in the test files and fails
- * for any command no test runs (or, for the few that need an account, checks statically).
+ * `documented(text)` is how a test names the command it runs; `test/docs/coverage.test.ts` finds
+ * those names in the test files and fails for any command no test runs (or, for the few that need
+ * an account, checks statically).
  */
 import { readdirSync, readFileSync } from "node:fs";
 import { cp, mkdir, mkdtemp, rm, symlink } from "node:fs/promises";

@@ -4,9 +4,9 @@
  * published to. In an empty folder whose `.npmrc` points at it, `npm install stepwise-gateway` by
  * name (lean: at most 15 MB, none of the optional peers), the README's app quickstart as written
  * against `npx stepwise dev`, `npx stepwise report` on a file, `npx stepwise demo` naming what to
- * add (exit 2); then a repository
- * written by `stepwise init`, installed from the same registry, with the README's platform
- * commands: validate, the plan and the repository's own `npm test`.
+ * add (exit 2), and, once the command it prints has added them, running on the package's
+ * pre-built Worker; then a repository written by `stepwise init`, installed from the same
+ * registry, with the README's platform commands: validate, the plan and its own `npm test`.
  *
  * Packages other than this one come through the registry from npm's configured registry, their
  * tarballs from npm's cache when it has them (`prefer-offline`, set in the environment). Needs
@@ -181,6 +181,25 @@ describe("stepwise-gateway installed from a registry", () => {
       expect(demo.stderr.trim()).toBe(
         "stepwise demo needs miniflare and cloudflare, not installed with stepwise-gateway (optional peer dependencies): npm install --save-dev --save-exact miniflare@4.20260426.0 cloudflare@7.3.0",
       );
+    },
+    slow,
+  );
+
+  it(
+    "runs the demo once the packages it named are added, on the package's pre-built Worker",
+    async () => {
+      const demo = await shell("npx stepwise demo", app);
+      const install = /: (npm install .+)$/m.exec(demo.stderr)?.[1];
+      expect(install).toBeDefined();
+      const added = await shell(install!, app);
+      expect(added.code, added.output).toBe(0);
+      // A short run on this repository's example stack (the default story uses its policy
+      // route): the phases, outages and rotation, in 30 calls.
+      await copyFile(path.join(projectRoot, "Pulumi.dev.yaml"), path.join(app, "Pulumi.dev.yaml"));
+      const run = await shell("npx stepwise demo --calls 30 --rate 30", app);
+      expect(run.code, run.output).toBe(0);
+      expect(run.stdout).toContain("nothing lost: 30 calls, 30 events recorded");
+      expect(run.output).toContain("using the package's pre-built companion Worker");
     },
     slow,
   );
