@@ -189,7 +189,7 @@ export class NetworkError extends GatewayError {
       code: "network_error",
       message:
         `Could not reach the gateway at ${url}: ${describeCause(cause)}. Check baseUrl, the network, ` +
-        "and that the gateway (or emulator, or companion Worker) runs.",
+        "and that the gateway runs.",
       isRetryable: true,
       cause,
     });

@@ -254,7 +254,7 @@ describe("hedged requests", () => {
   it("refuses hedge settings that are not numbers, naming the route and the fix", async () => {
     const { client } = setup({ afterMs: 0, maxExtraCostPerHour: -1 });
     await expect(client.chat({ route: "default", messages })).rejects.toThrow(
-      /route "default": hedge\.afterMs must be a whole number.*hedge\.maxExtraCostPerHour must be the USD per hour/,
+      /route "default": hedge\.afterMs must be a whole number.*hedge\.maxExtraCostPerHour must be USD per hour/,
     );
   });
 });

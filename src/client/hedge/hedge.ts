@@ -50,7 +50,7 @@ function checked(route: CallState["route"]): HedgeConfig {
   }
   if (!(typeof maxExtraCostPerHour === "number" && maxExtraCostPerHour >= 0)) {
     problems.push(
-      `hedge.maxExtraCostPerHour must be the USD per hour dropped hedge answers may cost (0 or more), got ${maxExtraCostPerHour}`,
+      `hedge.maxExtraCostPerHour must be USD per hour (0 or more), got ${maxExtraCostPerHour}`,
     );
   }
   throwProblems(`route "${route.name}"`, problems);
