@@ -6,7 +6,7 @@
  * steps when the client knows them).
  */
 
-import { resolveServedStep } from "../routes/index.ts";
+import { resolveServedStep } from "../routes/served-step.ts";
 import type { CallEvent } from "./event.ts";
 import type { RouteInput } from "./types.ts";
 

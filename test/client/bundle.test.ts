@@ -36,6 +36,19 @@ describe("the client bundle", () => {
     expect(report!.keepNamesGzippedBytes).toBeGreaterThanOrEqual(report!.gzippedBytes);
   });
 
+  it("bundles every client consumer into one file with nothing Node-only, as a Worker needs", async () => {
+    // A shared chunk that reached for node:fs once made `createGatewayFetch` unbundleable for a
+    // Worker (its served-step lookup imported the routes barrel): each consumer must build.
+    const reports = await measureOneFile(["chat", "stream", "breaker", "fetch"]);
+    expect(reports.map((report) => report.consumer)).toEqual([
+      "chat",
+      "stream",
+      "breaker",
+      "fetch",
+    ]);
+    for (const report of reports) expect(report.gzippedBytes).toBeGreaterThan(0);
+  });
+
   it("loads what an app that only chats never runs on demand: the stream reader and other formats", async () => {
     const report = await measureClientBundle("chat");
     expect(report.inputs).toContain("src/client/call.ts");
