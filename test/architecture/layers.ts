@@ -19,7 +19,8 @@ export const allowed: Readonly<Record<string, readonly string[]>> = {
   emulator: ["errors", "config", "providers", "routes", "wire"],
   // The Pulumi components (the `/pulumi` entry): config and routes compile into resources.
   pulumi: ["errors", "config", "providers", "routes"],
-  analytics: ["errors", "config", "providers", "routes", "client", "worker"],
+  // The report reads an attempt's place in its route (`wire/attempt-place.ts`) from the logs.
+  analytics: ["errors", "config", "providers", "routes", "wire", "client", "worker"],
   demo: [
     "errors",
     "config",
