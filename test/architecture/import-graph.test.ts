@@ -15,37 +15,10 @@ import path from "node:path";
 import ts from "typescript";
 import { describe, expect, it } from "vitest";
 import { filesCrossedByChat } from "./chat-path.ts";
+import { type ImportEdge, importsOf, sourceFiles } from "./imports.ts";
 import { allowed } from "./layers.ts";
 
 const root = path.resolve(import.meta.dirname, "../..");
-
-interface ImportEdge {
-  readonly from: string;
-  readonly line: number;
-  readonly target: string;
-}
-
-function sourceFiles(directory: string): string[] {
-  return readdirSync(path.join(root, directory), { recursive: true, withFileTypes: true })
-    .filter((entry) => entry.isFile() && /\.(ts|js|mjs)$/.test(entry.name))
-    .map((entry) => path.relative(root, path.join(entry.parentPath, entry.name)));
-}
-
-function importsOf(file: string): ImportEdge[] {
-  const text = readFileSync(path.join(root, file), "utf8");
-  const info = ts.preProcessFile(text, true, true);
-  return info.importedFiles
-    .filter((imported) => imported.fileName.startsWith("."))
-    .map((imported) => ({
-      from: file,
-      line:
-        ts.getLineAndCharacterOfPosition(
-          ts.createSourceFile(file, text, ts.ScriptTarget.Latest),
-          imported.pos,
-        ).line + 1,
-      target: path.relative(root, path.resolve(root, path.dirname(file), imported.fileName)),
-    }));
-}
 
 /** `src/<folder>/…` → folder; anything else → its top-level directory. */
 function layerOf(file: string): string {

@@ -3,28 +3,9 @@
  * a usage error (with the command's help hint), 1 for a failed check, 0 otherwise, all said in
  * `--help`; no help line shows `(default: [])`.
  */
-import { execFile } from "node:child_process";
-import path from "node:path";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import { createProgram } from "../../src/cli/main.ts";
-
-const repoRoot = path.resolve(import.meta.dirname, "../..");
-
-async function stepwise(
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await promisify(execFile)("node", ["bin/stepwise.js", ...args], {
-      cwd: repoRoot,
-      env: { ...process.env, NO_COLOR: "1" },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+import { stepwise } from "../helpers/stepwise-cli.ts";
 
 const commandNames = createProgram().commands.map((command) => command.name());
 

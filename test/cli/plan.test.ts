@@ -13,12 +13,12 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import {
   consoleBlock,
   documented,
-  linePattern,
+  expectBlockPrinted,
   makeSandbox,
   runDocumented,
   type Sandbox,
 } from "../docs/documented.ts";
-import { fixtureBundlePath } from "../pulumi/helpers.ts";
+import { devStackResourceTree, fixtureBundlePath } from "../pulumi/helpers.ts";
 
 let sandbox: Sandbox;
 const env = { STEPWISE_WORKER_BUNDLE: fixtureBundlePath };
@@ -30,19 +30,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox?.remove();
 });
-
-/** Every line of the block that is not "…" is printed, in order. */
-function expectBlockPrinted(block: readonly string[], output: string): void {
-  const lines = output.split("\n");
-  let from = 0;
-  for (const line of block) {
-    if (line.trim() === "" || line.trim() === "…") continue;
-    const pattern = linePattern(line);
-    const found = lines.findIndex((candidate, index) => index >= from && pattern.test(candidate));
-    expect(found, `not printed (in order): ${line}\n--- output:\n${output}`).not.toBe(-1);
-    from = found + 1;
-  }
-}
 
 interface JsonPlan {
   ok: boolean;
@@ -87,31 +74,7 @@ describe("stepwise plan, as docs/pulumi.md shows it", () => {
       plan.resources
         .map(({ type, name, parent }) => `${type} ${name} < ${parent ?? "stack"}`)
         .sort(),
-    ).toEqual(
-      [
-        "stepwise:index:Gateway chat-prod < stack",
-        "cloudflare:index/aiGateway:AiGateway chat-prod-gateway < chat-prod",
-        "stepwise:index:Gateway chat-dynamic < stack",
-        "cloudflare:index/aiGateway:AiGateway chat-dynamic-gateway < chat-dynamic",
-        "pulumi-nodejs:dynamic/stepwise:ByokProviderConfig chat-dynamic-byok-anthropic < chat-dynamic",
-        "pulumi-nodejs:dynamic/stepwise:ByokProviderConfig chat-dynamic-byok-openai < chat-dynamic",
-        "pulumi-nodejs:dynamic/stepwise:ByokProviderConfig chat-dynamic-byok-workers-ai < chat-dynamic",
-        "cloudflare:index/aiGatewayDynamicRouting:AiGatewayDynamicRouting chat-dynamic-route-default < chat-dynamic",
-        "pulumi-nodejs:dynamic/stepwise:VersionedDynamicRoute chat-dynamic-route-assistant < chat-dynamic",
-        "stepwise:index:Gateway batch-dev < stack",
-        "cloudflare:index/aiGateway:AiGateway batch-dev-gateway < batch-dev",
-        "stepwise:index:Byok byok < stack",
-        "cloudflare:index/secretsStore:SecretsStore byok-store < byok",
-        "cloudflare:index/secretsStoreSecret:SecretsStoreSecret byok-chat-dynamic-anthropic < byok",
-        "cloudflare:index/secretsStoreSecret:SecretsStoreSecret byok-chat-dynamic-openai < byok",
-        "cloudflare:index/secretsStoreSecret:SecretsStoreSecret byok-chat-dynamic-workers-ai < byok",
-        "stepwise:index:KeyVault key-vault < stack",
-        "cloudflare:index/workersKvNamespace:WorkersKvNamespace key-vault-kv < key-vault",
-        "cloudflare:index/workersScript:WorkersScript key-vault-worker < key-vault",
-        "cloudflare:index/workersCronTrigger:WorkersCronTrigger key-vault-cron < key-vault",
-        "cloudflare:index/workersScriptSubdomain:WorkersScriptSubdomain key-vault-subdomain < key-vault",
-      ].sort(),
-    );
+    ).toEqual([...devStackResourceTree].sort());
     const byName = (name: string) => plan.resources.find((resource) => resource.name === name)!;
     expect(byName("chat-prod-gateway").inputs).toMatchObject({
       aiGatewayId: "chat-prod",

@@ -13,35 +13,16 @@
  * and values escaped as the runner unescapes them (actions/toolkit packages/core/src/command.ts:
  * `%` → `%25`, CR → `%0D`, LF → `%0A` in the message; also `:` → `%3A`, `,` → `%2C` in a property).
  */
-import { execFile } from "node:child_process";
-import path from "node:path";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
 import {
   escapeAnnotationData,
   escapeAnnotationProperty,
   githubAnnotations,
 } from "../../src/cli/commands/validate-output.ts";
+import { stepwise } from "../helpers/stepwise-cli.ts";
 
-const repoRoot = path.resolve(import.meta.dirname, "../..");
-const run = promisify(execFile);
 const fiveMistakes = "test/__fixtures__/config/Pulumi.five-mistakes.yaml";
 const warningsOnly = "test/__fixtures__/config/Pulumi.warnings.yaml";
-
-async function stepwise(
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run("node", ["bin/stepwise.js", ...args], {
-      cwd: repoRoot,
-      env: { ...process.env, NO_COLOR: "1" },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
 
 /** GitHub's `::{command} {property}={value},…::{message}`, one line. */
 const workflowCommand =

@@ -4,28 +4,8 @@
  * route drops are warnings (exit 0), and `--json` gives every entry a severity. A step on a model
  * `stepwise:models` marks as retiring is a warning before the date and an error from it on.
  */
-import { execFile } from "node:child_process";
-import path from "node:path";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-
-const repoRoot = path.resolve(import.meta.dirname, "../..");
-const run = promisify(execFile);
-
-async function stepwise(
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run("node", ["bin/stepwise.js", ...args], {
-      cwd: repoRoot,
-      env: { ...process.env, NO_COLOR: "1" },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+import { stepwise } from "../helpers/stepwise-cli.ts";
 
 const undeployable = "test/__fixtures__/config/Pulumi.undeployable.yaml";
 

@@ -1,25 +1,5 @@
-import { execFile } from "node:child_process";
-import path from "node:path";
-import { promisify } from "node:util";
 import { describe, expect, it } from "vitest";
-
-const repoRoot = path.resolve(import.meta.dirname, "../..");
-const run = promisify(execFile);
-
-async function stepwise(
-  ...args: string[]
-): Promise<{ code: number; stdout: string; stderr: string }> {
-  try {
-    const { stdout, stderr } = await run("node", ["bin/stepwise.js", ...args], {
-      cwd: repoRoot,
-      env: { ...process.env, NO_COLOR: "1" },
-    });
-    return { code: 0, stdout, stderr };
-  } catch (error) {
-    const failed = error as { code: number; stdout: string; stderr: string };
-    return { code: failed.code, stdout: failed.stdout, stderr: failed.stderr };
-  }
-}
+import { stepwise } from "../helpers/stepwise-cli.ts";
 
 describe("stepwise validate", () => {
   it("exits 0 with a summary of gateways, routes and key providers for the dev stack", async () => {

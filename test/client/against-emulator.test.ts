@@ -7,7 +7,7 @@
 
 import { setTimeout as delay } from "node:timers/promises";
 import OpenAI from "openai";
-import { afterAll, afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
+import { afterEach, beforeEach, describe, expect, it, vi } from "vitest";
 import { type BreakerOptions, createCircuitBreaker } from "../../src/client/breaker.ts";
 import { createGatewayFetch } from "../../src/client/fetch.ts";
 import {
@@ -16,7 +16,7 @@ import {
   memoryRecorder,
 } from "../../src/client/index.ts";
 import { parseConfig } from "../../src/config/index.ts";
-import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
+import { useEmulatorPerFile } from "../helpers/emulator-per-file.ts";
 
 const accountId = "0123456789abcdef0123456789abcdef";
 /** Step 0's time to first byte: how long a call waits for a provider that does not answer. */
@@ -46,16 +46,11 @@ const config = parseConfig({
 const routes = config.gateways[0]!.routes;
 const messages = [{ role: "user", content: "What is the capital of Italy?" }] as const;
 
-let emulator: Emulator;
-beforeAll(async () => {
-  emulator = await startEmulator({ config, gatewayToken: "emulator-token" });
-});
-afterAll(async () => {
-  await emulator.close();
+const running = useEmulatorPerFile(config, {
+  gatewayToken: "emulator-token",
+  clearAttempts: true,
 });
 beforeEach(() => {
-  emulator.mocks!.setFaults({ rules: [] });
-  emulator.mocks!.clearAttempts();
   // Step timeouts run on fake timers: a timeout fires only when a test moves time, so a healthy
   // step is never timed out by a busy machine (step 0 allows only 250 ms to its first byte).
   vi.useFakeTimers({ toFake: ["setTimeout", "clearTimeout"] });
@@ -80,8 +75,8 @@ function clientFor(overrides: Partial<GatewayClientOptions> = {}, breakerOptions
   const options: GatewayClientOptions = {
     accountId,
     gatewayId: "chat-test",
-    baseUrl: emulator.url,
-    gatewayToken: emulator.gatewayToken,
+    baseUrl: running.emulator.url,
+    gatewayToken: running.emulator.gatewayToken,
     routes,
     prices: config.models,
     keyLookup: (provider) => `test-key-${provider}`,
@@ -103,7 +98,8 @@ function clientFor(overrides: Partial<GatewayClientOptions> = {}, breakerOptions
 const primary = ["anthropic", "claude-sonnet-4-5"] as const;
 
 function anthropicAttempts(): number {
-  return emulator.mocks!.attempts.filter((attempt) => attempt.provider === "anthropic").length;
+  return running.emulator.mocks!.attempts.filter((attempt) => attempt.provider === "anthropic")
+    .length;
 }
 
 /** Resolves once `condition` holds, polling on real time (the test's timers may be fake). */
@@ -137,7 +133,7 @@ describe("the breaker against the emulator", () => {
 
     // Outage: Anthropic accepts requests and never answers; the gateway gives up after the
     // step's timeout and falls back to OpenAI.
-    emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "no-response" }] });
+    running.emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "no-response" }] });
     const duringOutage = [];
     for (let call = 0; call < 2; call++) {
       duringOutage.push(
@@ -182,7 +178,7 @@ describe("the breaker against the emulator", () => {
     expect(breaker!.state(...primary)).toBe("open");
 
     // Recovery: the next probe succeeds and closes the circuit.
-    emulator.mocks!.setFaults({ rules: [] });
+    running.emulator.mocks!.setFaults({ rules: [] });
     clock.skip(cooldownMs);
     const probe = await client.chat({ route: "default", messages });
     expect(probe.served).toMatchObject({ index: 0, provider: "anthropic" });
@@ -201,16 +197,16 @@ describe("the breaker against the emulator", () => {
 
   it("drops an open provider when asked, so it is not even the last resort", async () => {
     const { client } = clientFor({}, { failureThreshold: 1, cooldownMs, whenOpen: "drop" });
-    emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "unavailable" }] });
+    running.emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "unavailable" }] });
     await client.chat({ route: "default", messages });
-    emulator.mocks!.setFaults({
+    running.emulator.mocks!.setFaults({
       rules: [
         { provider: "anthropic", kind: "unavailable" },
         { provider: "openai", kind: "unavailable" },
         { provider: "workers-ai", kind: "unavailable" },
       ],
     });
-    emulator.mocks!.clearAttempts();
+    running.emulator.mocks!.clearAttempts();
     await client.chat({ route: "default", messages, maxAttempts: 1 }).catch(() => undefined);
     expect(anthropicAttempts()).toBe(0);
   });
@@ -218,7 +214,7 @@ describe("the breaker against the emulator", () => {
 
 describe("streams against the emulator", () => {
   it("streams an answer and names the step that served it", async () => {
-    emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "unavailable" }] });
+    running.emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "unavailable" }] });
     const { client, recorder } = clientFor();
     const stream = client.stream({ route: "default", messages });
     let text = "";
@@ -232,7 +228,7 @@ describe("streams against the emulator", () => {
   });
 
   it("rescues a stream the provider cuts short with the next step, never a partial success", async () => {
-    emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "stream-cut" }] });
+    running.emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "stream-cut" }] });
     const { client, recorder } = clientFor();
     const stream = client.stream({ route: "default", messages });
     const restarts = [];
@@ -245,7 +241,7 @@ describe("streams against the emulator", () => {
   });
 
   it("accepts a stream that ends after its finish reason without its end marker", async () => {
-    emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "missing-done" }] });
+    running.emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "missing-done" }] });
     const { client } = clientFor();
     const result = await client.stream({ route: "default", messages }).collect();
     expect(result.served.index).toBe(0);
@@ -255,7 +251,7 @@ describe("streams against the emulator", () => {
 
 describe("createGatewayFetch against the emulator", () => {
   it("records the dynamic route's serving step for the OpenAI SDK", async () => {
-    emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "unavailable" }] });
+    running.emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "unavailable" }] });
     const { client, fetch, recorder } = clientFor();
     const openai = new OpenAI({
       apiKey: "test-key-openai",

@@ -4,78 +4,18 @@
  * steps after that one. Fake timers drive the clock; the gateway is a stub whose answers the test
  * releases.
  */
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import type { FetchFunction } from "../../src/client/index.ts";
-import { fixtureAnswer, fixtureText, messages, servedHeaders, testClient } from "./helpers.ts";
-
-/** One request the stub holds. */
-interface Pending {
-  readonly steps: string[];
-  readonly signal: AbortSignal | undefined;
-  /** Answers with its first step's stream; `silent`: headers only, then nothing. */
-  answer(silent?: boolean): void;
-}
-
-const models: Record<string, string> = {
-  anthropic: "claude-sonnet-4-5",
-  openai: "gpt-4o-mini",
-  "workers-ai": "@cf/meta/llama-3.1-8b-instruct",
-};
-
-function gateway() {
-  const requests: Pending[] = [];
-  const fetch: FetchFunction = (_url, init) =>
-    new Promise<Response>((resolve, reject) => {
-      const steps = (JSON.parse(String(init?.body)) as { provider: string }[]).map(
-        (step) => step.provider,
-      );
-      const signal = init?.signal ?? undefined;
-      signal?.addEventListener("abort", () => reject(signal.reason));
-      requests.push({
-        steps,
-        signal,
-        answer(silent = false) {
-          const provider = steps[0]!;
-          const text = fixtureText(`providers/${provider}/stream.sse`);
-          const body = silent
-            ? new ReadableStream<Uint8Array>({ pull: () => new Promise(() => undefined) })
-            : text;
-          resolve(
-            new Response(body, {
-              headers: {
-                "content-type": "text/event-stream",
-                ...servedHeaders(0, provider, models[provider]!),
-              },
-            }),
-          );
-        },
-      });
-    });
-  return { requests, fetch };
-}
+import { describe, expect, it, vi } from "vitest";
+import { heldGateway, onFakeTime } from "../helpers/held-gateway.ts";
+import { fixtureAnswer, messages, testClient } from "./helpers.ts";
 
 function setup() {
-  const stub = gateway();
+  const stub = heldGateway();
   // The call's clock follows the fake timers.
   const test = testClient({ fetch: stub.fetch, now: () => Date.now() });
   return { ...test, stub };
 }
 
-beforeAll(async () => {
-  // What a stream loads on first use loads now, on real time: the fake timers only move time.
-  const { client, stub } = setup();
-  const stream = client.stream({ route: "default", messages }).collect();
-  await vi.waitFor(() => expect(stub.requests).toHaveLength(1));
-  stub.requests[0]!.answer();
-  await stream;
-});
-
-beforeEach(() => {
-  vi.useFakeTimers({ now: Date.parse("2026-05-01T12:00:00.000Z") });
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+onFakeTime(setup, ["stream"]);
 
 describe("client.stream's default first-token timeout", () => {
   it("gives up on a first step that sends no headers within 5 s and goes on with the steps after it", async () => {
@@ -103,7 +43,7 @@ describe("client.stream's default first-token timeout", () => {
     const result = client.stream({ route: "default", messages }).collect();
     await vi.advanceTimersByTimeAsync(2_000);
     // Headers after 2 s, then silence: the first text is due 3 s later, not 5 s.
-    stub.requests[0]!.answer(true);
+    stub.requests[0]!.answer({ silent: true });
     await vi.advanceTimersByTimeAsync(2_999);
     expect(stub.requests).toHaveLength(1);
     await vi.advanceTimersByTimeAsync(1);
@@ -119,7 +59,7 @@ describe("client.stream's default first-token timeout", () => {
   });
 
   it("waits longer for a step that sets its own firstTokenTimeoutMs", async () => {
-    const stub = gateway();
+    const stub = heldGateway();
     const { client } = testClient({
       fetch: stub.fetch,
       now: () => Date.now(),

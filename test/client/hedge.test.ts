@@ -1,67 +1,7 @@
-import { afterEach, beforeAll, beforeEach, describe, expect, it, vi } from "vitest";
-import type { FetchFunction } from "../../src/client/index.ts";
+import { describe, expect, it, vi } from "vitest";
 import type { RouteConfig } from "../../src/config/schema.ts";
-import {
-  fixtureAnswer,
-  fixtureJson,
-  fixtureText,
-  messages,
-  prices,
-  routes,
-  servedHeaders,
-  testClient,
-} from "./helpers.ts";
-
-const models: Record<string, string> = {
-  anthropic: "claude-sonnet-4-5",
-  openai: "gpt-4o-mini",
-  "workers-ai": "@cf/meta/llama-3.1-8b-instruct",
-};
-
-/** One request the gateway stub holds: what was sent, and how to answer it. */
-interface Pending {
-  readonly steps: string[];
-  readonly signal: AbortSignal | undefined;
-  /** Answers from the request's first step (`cf-aig-step: 0` of what it sent), or with `status`. */
-  answer(status?: number): void;
-}
-
-/** A gateway whose answers the test releases one by one. */
-function gateway() {
-  const requests: Pending[] = [];
-  const fetch: FetchFunction = (_url, init) =>
-    new Promise<Response>((resolve, reject) => {
-      const steps = (JSON.parse(String(init?.body)) as { provider: string }[]).map(
-        (step) => step.provider,
-      );
-      const signal = init?.signal ?? undefined;
-      signal?.addEventListener("abort", () => reject(signal.reason));
-      requests.push({
-        steps,
-        signal,
-        answer: (status = 200) => {
-          const provider = steps[0]!;
-          const streamed = (JSON.parse(String(init?.body)) as { query: { stream?: boolean } }[])[0]!
-            .query.stream;
-          const body = streamed
-            ? fixtureText(`providers/${provider}/stream.sse`)
-            : JSON.stringify(
-                status === 200
-                  ? fixtureJson(`providers/${provider}/response.json`)
-                  : { error: "no" },
-              );
-          const type = streamed ? "text/event-stream" : "application/json";
-          resolve(
-            new Response(body, {
-              status,
-              headers: { "content-type": type, ...servedHeaders(0, provider, models[provider]!) },
-            }),
-          );
-        },
-      });
-    });
-  return { requests, fetch };
-}
+import { heldGateway, onFakeTime } from "../helpers/held-gateway.ts";
+import { fixtureAnswer, messages, prices, routes, testClient } from "./helpers.ts";
 
 function hedgedRoutes(hedge: RouteConfig["hedge"]): Record<string, RouteConfig> {
   return { ...routes, default: { ...routes.default!, hedge } };
@@ -71,7 +11,7 @@ function setup(
   hedge: RouteConfig["hedge"] = { afterMs: 2000, maxExtraCostPerHour: 1 },
   withPrices = true,
 ) {
-  const stub = gateway();
+  const stub = heldGateway();
   // The call's clock follows the fake timers.
   const test = testClient({
     fetch: stub.fetch,
@@ -88,29 +28,14 @@ function promptCost(key: keyof typeof prices): number {
   return (Math.ceil(characters / 4) * prices[key].input) / 1_000_000;
 }
 
-beforeAll(async () => {
-  // What a call loads on first use loads now, on real time: the fake timers below move only time.
-  const stub = gateway();
-  const warm = testClient({
+onFakeTime(() => {
+  const stub = heldGateway();
+  const { client } = testClient({
     fetch: stub.fetch,
     routes: hedgedRoutes({ afterMs: 1, maxExtraCostPerHour: 0 }),
   });
-  const call = warm.client.chat({ route: "default", messages });
-  await vi.waitFor(() => expect(stub.requests).toHaveLength(1));
-  stub.requests[0]!.answer();
-  await call;
-  const stream = warm.client.stream({ route: "default", messages }).collect();
-  await vi.waitFor(() => expect(stub.requests).toHaveLength(2));
-  stub.requests[1]!.answer();
-  await stream;
-});
-
-beforeEach(() => {
-  vi.useFakeTimers({ now: Date.parse("2026-05-01T12:00:00.000Z") });
-});
-afterEach(() => {
-  vi.useRealTimers();
-});
+  return { client, stub };
+}, ["chat", "stream"]);
 
 describe("hedged requests", () => {
   it("sends the steps after the first when no answer started in time, keeps the hedge's and aborts the first", async () => {
@@ -207,7 +132,7 @@ describe("hedged requests", () => {
     const { client, stub } = setup();
     const call = client.chat({ route: "default", messages });
     await vi.advanceTimersByTimeAsync(2000);
-    stub.requests[1]!.answer(503);
+    stub.requests[1]!.answer({ status: 503 });
     await vi.advanceTimersByTimeAsync(100);
     stub.requests[0]!.answer();
     expect((await call).served.provider).toBe("anthropic");

@@ -8,13 +8,13 @@
  */
 
 import OpenAI from "openai";
-import { afterAll, beforeAll, beforeEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { InvalidOptionsError } from "../../src/client/errors.ts";
 import { createGatewayFetch } from "../../src/client/fetch.ts";
 import { type GatewayClientOptions, memoryRecorder } from "../../src/client/index.ts";
 import { createRestClient, type RestClientOptions } from "../../src/client/rest/index.ts";
 import { parseConfig } from "../../src/config/index.ts";
-import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
+import { useEmulatorPerFile } from "../helpers/emulator-per-file.ts";
 
 const accountId = "0123456789abcdef0123456789abcdef";
 const config = parseConfig({
@@ -40,16 +40,7 @@ const config = parseConfig({
 const routes = config.gateways[0]!.routes;
 const messages = [{ role: "user", content: "What is the capital of Italy?" }] as const;
 
-let emulator: Emulator;
-beforeAll(async () => {
-  emulator = await startEmulator({ config, gatewayToken: "emulator-token" });
-});
-afterAll(async () => {
-  await emulator.close();
-});
-beforeEach(() => {
-  emulator.mocks!.setFaults({ rules: [] });
-});
+const running = useEmulatorPerFile(config, { gatewayToken: "emulator-token" });
 
 /** A REST client on the emulator whose requests are kept (URL, headers, body). */
 function restClient(overrides: Partial<RestClientOptions> = {}) {
@@ -58,8 +49,8 @@ function restClient(overrides: Partial<RestClientOptions> = {}) {
   const client = createRestClient({
     accountId,
     gatewayId: "chat-test",
-    baseUrl: emulator.url,
-    apiToken: emulator.gatewayToken,
+    baseUrl: running.emulator.url,
+    apiToken: running.emulator.gatewayToken,
     gatewayToken: "never-sent-on-the-rest-api",
     routes,
     prices: config.models,
@@ -84,19 +75,19 @@ describe("createRestClient", () => {
     const answer = await client.chat({ route: "default", messages });
     expect(answer.text).toMatch(/^Mock answer from anthropic .*\[end\]$/);
     expect(sent).toHaveLength(1);
-    expect(sent[0]!.url).toBe(`${emulator.aiUrl}/chat/completions`);
-    expect(sent[0]!.headers.get("authorization")).toBe(`Bearer ${emulator.gatewayToken}`);
+    expect(sent[0]!.url).toBe(`${running.emulator.aiUrl}/chat/completions`);
+    expect(sent[0]!.headers.get("authorization")).toBe(`Bearer ${running.emulator.gatewayToken}`);
     expect(sent[0]!.headers.get("cf-aig-gateway-id")).toBe("chat-test");
     expect(sent[0]!.headers.has("cf-aig-authorization")).toBe(false);
     expect(sent[0]!.body).toMatchObject({ model: "dynamic/default", messages });
-    expect(client.url()).toBe(emulator.aiUrl);
+    expect(client.url()).toBe(running.emulator.aiUrl);
     // The gateway the header names logged it.
-    expect(emulator.logs("chat-test").at(-1)).toMatchObject({ provider: "anthropic" });
+    expect(running.emulator.logs("chat-test").at(-1)).toMatchObject({ provider: "anthropic" });
   });
 
   it("maps cf-aig-provider and cf-aig-model to the route's step, with the step's cost", async () => {
     // "`cf-aig-model` - The model used", "`cf-aig-provider` - The slug of provider used"
-    emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "unavailable" }] });
+    running.emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "unavailable" }] });
     const { client, recorder } = restClient();
     const answer = await client.chat({ route: "default", messages });
     expect(answer.served).toMatchObject({ index: 1, provider: "openai", model: "gpt-4o-mini" });
@@ -125,17 +116,17 @@ describe("createRestClient", () => {
 
   it("speaks Anthropic's Messages format on /ai/v1/messages", async () => {
     // "`POST /ai/v1/messages` | Anthropic Messages API | LLMs — Anthropic SDK compatible"
-    emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "unavailable" }] });
+    running.emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "unavailable" }] });
     const { client, sent } = restClient({ format: "messages" });
     const answer = await client.chat({ route: "default", messages, maxTokens: 300 });
-    expect(sent[0]!.url).toBe(`${emulator.aiUrl}/messages`);
+    expect(sent[0]!.url).toBe(`${running.emulator.aiUrl}/messages`);
     expect(sent[0]!.body).toMatchObject({ model: "dynamic/default", max_tokens: 300 });
     expect(answer.text).toMatch(/^Mock answer from openai .*\[end\]$/);
     expect(answer.served).toMatchObject({ index: 1, provider: "openai" });
   });
 
   it("streams, and after a stream cut mid-answer goes on with the next step as its own model", async () => {
-    emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "stream-cut" }] });
+    running.emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "stream-cut" }] });
     const { client, sent, recorder } = restClient();
     const stream = client.stream({ route: "default", messages });
     const restarts = [];
@@ -145,14 +136,14 @@ describe("createRestClient", () => {
     expect(result.text).toMatch(/^Mock answer from openai .*\[end\]$/);
     expect(result.served).toMatchObject({ index: 1, provider: "openai" });
     expect(sent.map(({ url, body }) => [url, body.model, body.stream])).toStrictEqual([
-      [`${emulator.aiUrl}/chat/completions`, "dynamic/default", true],
-      [`${emulator.aiUrl}/chat/completions`, "openai/gpt-4o-mini", true],
+      [`${running.emulator.aiUrl}/chat/completions`, "dynamic/default", true],
+      [`${running.emulator.aiUrl}/chat/completions`, "openai/gpt-4o-mini", true],
     ]);
     expect(recorder.events[0]).toMatchObject({ mode: "rest", step: 1, streamed: true });
   });
 
   it("streams Anthropic's Messages events from /ai/v1/messages into text and the served step", async () => {
-    emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "unavailable" }] });
+    running.emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "unavailable" }] });
     const { client, sent } = restClient({ format: "messages" });
     let text = "";
     const stream = client.stream({ route: "default", messages });
@@ -202,7 +193,7 @@ describe("createGatewayFetch for SDKs whose baseURL is /ai/v1", () => {
     return {
       accountId,
       gatewayId: "chat-test",
-      baseUrl: emulator.url,
+      baseUrl: running.emulator.url,
       gatewayToken: "gateway-token-not-for-rest",
       routes,
       recorder: memoryRecorder(),
@@ -210,7 +201,7 @@ describe("createGatewayFetch for SDKs whose baseURL is /ai/v1", () => {
   }
 
   it("records the OpenAI SDK's dynamic route call with the step that served, in the client's gateway", async () => {
-    emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "unavailable" }] });
+    running.emulator.mocks!.setFaults({ rules: [{ provider: "anthropic", kind: "unavailable" }] });
     const options = fetchOptions();
     const seen: Headers[] = [];
     const gatewayFetch = createGatewayFetch({
@@ -221,8 +212,8 @@ describe("createGatewayFetch for SDKs whose baseURL is /ai/v1", () => {
       },
     });
     const openai = new OpenAI({
-      apiKey: emulator.gatewayToken,
-      baseURL: emulator.aiUrl,
+      apiKey: running.emulator.gatewayToken,
+      baseURL: running.emulator.aiUrl,
       fetch: gatewayFetch,
     });
     const completion = await openai.chat.completions.create({
@@ -249,10 +240,10 @@ describe("createGatewayFetch for SDKs whose baseURL is /ai/v1", () => {
   it("records a Messages call of one model on the gateway the request names", async () => {
     const options = fetchOptions();
     const gatewayFetch = createGatewayFetch(options);
-    const response = await gatewayFetch(`${emulator.aiUrl}/messages`, {
+    const response = await gatewayFetch(`${running.emulator.aiUrl}/messages`, {
       method: "POST",
       headers: {
-        authorization: `Bearer ${emulator.gatewayToken}`,
+        authorization: `Bearer ${running.emulator.gatewayToken}`,
         "cf-aig-gateway-id": "default",
         "content-type": "application/json",
       },

@@ -12,6 +12,7 @@ import { compileUniversalRequest } from "../../src/routes/index.ts";
 import {
   consoleBlock,
   documented,
+  expectBlockPrinted,
   interrupt,
   linePattern,
   makeSandbox,
@@ -30,19 +31,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox?.remove();
 });
-
-/** Every line of the block that is not "…" is printed, in order, up to the figures. */
-function expectBlockPrinted(block: readonly string[], output: string): void {
-  const lines = output.split("\n");
-  let from = 0;
-  for (const line of block) {
-    if (line.trim() === "" || line.trim() === "…") continue;
-    const pattern = linePattern(line);
-    const found = lines.findIndex((candidate, index) => index >= from && pattern.test(candidate));
-    expect(found, `not printed (in order): ${line}\n--- output:\n${output}`).not.toBe(-1);
-    from = found + 1;
-  }
-}
 
 describe("stepwise validate, as the README shows it", () => {
   it("validates the dev stack and prints the summary the README shows", async () => {

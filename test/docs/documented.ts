@@ -11,6 +11,7 @@ import { readdirSync, readFileSync } from "node:fs";
 import { cp, mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import path from "node:path";
+import { expect } from "vitest";
 import { type StartedProcess, startProcess } from "../helpers/processes.ts";
 
 export const projectRoot = path.resolve(import.meta.dirname, "../..");
@@ -281,4 +282,20 @@ export function linePattern(line: string): RegExp {
     )
     .join("");
   return new RegExp(source);
+}
+
+/**
+ * Checks that a command printed a console block the docs show: every line of the block that is
+ * not blank or "…" appears in `output`, in order, numbers free to differ ({@link linePattern}).
+ */
+export function expectBlockPrinted(block: readonly string[], output: string): void {
+  const lines = output.split("\n");
+  let from = 0;
+  for (const line of block) {
+    if (line.trim() === "" || line.trim() === "…") continue;
+    const pattern = linePattern(line);
+    const found = lines.findIndex((candidate, index) => index >= from && pattern.test(candidate));
+    expect(found, `not printed (in order): ${line}\n--- output:\n${output}`).not.toBe(-1);
+    from = found + 1;
+  }
 }

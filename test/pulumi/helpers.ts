@@ -226,3 +226,34 @@ export const devStackByokKeys: Readonly<Record<string, string>> = {
   openai: "test-byok-openai",
   "workers-ai": "test-byok-workers-ai",
 };
+
+/**
+ * The resources the program declares for the dev stack, as `type name < parent`: what the mocks
+ * record for infra/index.ts (test/infra/program.test.ts) and what `stepwise plan` prints
+ * (test/cli/plan.test.ts).
+ */
+export const devStackResourceTree: readonly string[] = [
+  // chat-prod's and batch-dev's routes are universal-only: no dynamic route resource.
+  "stepwise:index:Gateway chat-prod < stack",
+  "cloudflare:index/aiGateway:AiGateway chat-prod-gateway < chat-prod",
+  "stepwise:index:Gateway chat-dynamic < stack",
+  "cloudflare:index/aiGateway:AiGateway chat-dynamic-gateway < chat-dynamic",
+  "pulumi-nodejs:dynamic/stepwise:ByokProviderConfig chat-dynamic-byok-anthropic < chat-dynamic",
+  "pulumi-nodejs:dynamic/stepwise:ByokProviderConfig chat-dynamic-byok-openai < chat-dynamic",
+  "pulumi-nodejs:dynamic/stepwise:ByokProviderConfig chat-dynamic-byok-workers-ai < chat-dynamic",
+  "cloudflare:index/aiGatewayDynamicRouting:AiGatewayDynamicRouting chat-dynamic-route-default < chat-dynamic",
+  // The assistant policy has a split, which AiGatewayDynamicRouting cannot hold.
+  "pulumi-nodejs:dynamic/stepwise:VersionedDynamicRoute chat-dynamic-route-assistant < chat-dynamic",
+  "stepwise:index:Gateway batch-dev < stack",
+  "cloudflare:index/aiGateway:AiGateway batch-dev-gateway < batch-dev",
+  "stepwise:index:Byok byok < stack",
+  "cloudflare:index/secretsStore:SecretsStore byok-store < byok",
+  "cloudflare:index/secretsStoreSecret:SecretsStoreSecret byok-chat-dynamic-anthropic < byok",
+  "cloudflare:index/secretsStoreSecret:SecretsStoreSecret byok-chat-dynamic-openai < byok",
+  "cloudflare:index/secretsStoreSecret:SecretsStoreSecret byok-chat-dynamic-workers-ai < byok",
+  "stepwise:index:KeyVault key-vault < stack",
+  "cloudflare:index/workersKvNamespace:WorkersKvNamespace key-vault-kv < key-vault",
+  "cloudflare:index/workersScript:WorkersScript key-vault-worker < key-vault",
+  "cloudflare:index/workersCronTrigger:WorkersCronTrigger key-vault-cron < key-vault",
+  "cloudflare:index/workersScriptSubdomain:WorkersScriptSubdomain key-vault-subdomain < key-vault",
+];

@@ -16,16 +16,16 @@ import {
   testConfig,
 } from "../helpers.ts";
 
-describe("a universal step's query upstream", () => {
-  let emulator: Emulator | undefined;
-  let close: (() => Promise<void>) | undefined;
-  afterEach(async () => {
-    await emulator?.close();
-    await close?.();
-    emulator = undefined;
-    close = undefined;
-  });
+let emulator: Emulator | undefined;
+let close: (() => Promise<void>) | undefined;
+afterEach(async () => {
+  await emulator?.close();
+  await close?.();
+  emulator = undefined;
+  close = undefined;
+});
 
+describe("a universal step's query upstream", () => {
   it("is sent as the client wrote it, not re-serialised", async () => {
     const upstream = await startStub((_request: StubRequest, response) => {
       response.writeHead(200, { "content-type": "application/json" });
@@ -63,15 +63,6 @@ describe("a universal step's query upstream", () => {
 });
 
 describe("a universal body with a member written twice", () => {
-  let emulator: Emulator | undefined;
-  let close: (() => Promise<void>) | undefined;
-  afterEach(async () => {
-    await emulator?.close();
-    await close?.();
-    emulator = undefined;
-    close = undefined;
-  });
-
   const step = (members: string) =>
     `{"endpoint": "chat/completions", "headers": {"authorization": "Bearer test-key"}, "query": {"model": "gpt-4o-mini", "messages": []}, ${members}}`;
 
