@@ -2,7 +2,7 @@
  * No dead files: every TypeScript file of `src/` is reached, import by import (type-only imports
  * included), from an entry: the package's entries and the CLI (tools/build/build.ts `entries`),
  * the Worker (wrangler.jsonc `main`), and what the build itself imports from `src/` (the JSON
- * Schema's generator). A file nothing reaches is a stale copy or a forgotten one; it fails here.
+ * Schema's generator) or a tool a package script runs (`npm run dashboard`). A file nothing reaches is a stale copy or a forgotten one; it fails here.
  */
 import { readFileSync } from "node:fs";
 import path from "node:path";
@@ -43,10 +43,24 @@ const buildImports = sourceFiles(path.join("tools", "build"))
   .map(({ target }) => target)
   .filter((target) => known.has(target));
 
+const scripts = Object.values(
+  (
+    JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as {
+      scripts: Record<string, string>;
+    }
+  ).scripts,
+);
+const scriptImports = [
+  ...new Set(scripts.flatMap((script) => script.match(/tools\/[\w/.-]+\.ts/g) ?? [])),
+]
+  .flatMap(importsOf)
+  .map(({ target }) => target)
+  .filter((target) => known.has(target));
+
 describe("every file of src/", () => {
   it("is reached from an entry, the Worker or the build", () => {
-    const roots = [...Object.values(entries), worker, ...buildImports].map((file) =>
-      path.normalize(file),
+    const roots = [...Object.values(entries), worker, ...buildImports, ...scriptImports].map(
+      (file) => path.normalize(file),
     );
     const live = reached(roots, edgesOf);
     expect(srcFiles.length).toBeGreaterThan(300);
