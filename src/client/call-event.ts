@@ -86,6 +86,7 @@ export function callEvent(
     event.policy = { chain: decision.chain, rule: decision.rule };
     if (decision.budget !== undefined) event.policy.budget = decision.budget;
   }
+  if (call.failedAttemptsCost !== undefined) event.failedAttemptsCost = call.failedAttemptsCost;
   if (rejections.length > 0) {
     event.rejectedSteps = rejections.flatMap(({ index }) => (index === null ? [] : [index]));
   }

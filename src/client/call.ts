@@ -104,6 +104,7 @@ export class GatewayCall implements CallState {
   status = 0;
   cacheStatus: "HIT" | "MISS" | null = null;
   logId: string | null = null;
+  declare failedAttemptsCost?: number;
   declare lastEntry: RouteEntry | undefined;
   declare metadata?: ChatOptions["metadata"];
   declare decision?: CallState["decision"];
@@ -274,7 +275,12 @@ export class GatewayCall implements CallState {
           kind: "rejected",
           detail: verdict || "rejected",
           midStream: !!this.streamer && outcome.text !== "",
+          // Received whole, then refused: what it cost was spent all the same.
+          cost: outcome.cost,
         };
+      }
+      if (outcome.cost != null) {
+        this.failedAttemptsCost = (this.failedAttemptsCost ?? 0) + outcome.cost;
       }
       const next = await recover(this, outcome, order);
       steps = next.steps;

@@ -315,6 +315,24 @@ describe("one run with client- and gateway-side failovers, reported three ways",
       // The cut attempt's tokens were billed: the logs report them apart from the answer's cost.
       const cut = logs.filter((event) => scenarioOf.get(event.id) === "stream cut");
       expect(cut.every((event) => (event.failedAttemptsCost ?? 0) > 0)).toBe(true);
+      // The client knows what the stream reported before the cut (Anthropic's prompt tokens, in
+      // `message_start`): part of what was billed, never more.
+      const cutSeen = byScenario("stream cut");
+      const billed = new Map(cut.map((event) => [event.id, event.failedAttemptsCost ?? 0]));
+      for (const event of cutSeen) {
+        expect(event.failedAttemptsCost).toBeGreaterThan(0);
+        expect(event.failedAttemptsCost).toBeLessThanOrEqual(billed.get(event.id)! + 1e-12);
+      }
+      // A rejected answer came whole: the client's events and the logs agree on what it cost.
+      const failedCost = (calls: readonly CallEvent[], name: string) =>
+        Object.fromEntries(
+          calls
+            .filter((event) => scenarioOf.get(event.id) === name)
+            .map((event) => [event.id, Math.round((event.failedAttemptsCost ?? -1) * 1e12) / 1e12]),
+        );
+      const rejectedCost = failedCost(events, "validate rejection");
+      expect(Object.values(rejectedCost).every((cost) => cost > 0)).toBe(true);
+      expect(failedCost(logs, "validate rejection")).toEqual(rejectedCost);
       // Analytics Engine, call by call: the calls subquery the report's SQL reads from.
       const scope = { dataset: "stepwise_events", window: { since: null, until: null } };
       const response = await sql.fetch(
@@ -351,9 +369,21 @@ describe("one run with client- and gateway-side failovers, reported three ways",
       const routeCalls = events.filter((event) => event.route === "default").length;
       expect(fromEvents).toMatchObject({ calls: routeCalls });
       expect(fromEvents?.fallbackRate).toBeGreaterThan(0.4);
-      expect(
-        route(await buildReport(emulatorLogsSource(config.accountId, "chat-prod", emulator))),
-      ).toEqual(fromEvents);
+      const fromLogs = await buildReport(
+        emulatorLogsSource(config.accountId, "chat-prod", emulator),
+      );
+      expect(route(fromLogs)).toEqual(fromEvents);
+      // The cost of fallback (calls served by a later step, and what they cost) is one figure.
+      const fallback = (report: Report) =>
+        report.explanation?.routes
+          .filter((row) => row.key.route === "default")
+          .map(({ fallback: { calls, cost } }) => ({
+            calls,
+            cost: Math.round(cost * 1e12) / 1e12,
+          }));
+      const eventsReport = await buildReport(memorySource(events));
+      expect(fallback(eventsReport)?.[0]?.calls).toBeGreaterThan(0);
+      expect(fallback(fromLogs)).toEqual(fallback(eventsReport));
       expect(route(await buildReport(source))).toEqual(fromEvents);
     } finally {
       sql.close();
