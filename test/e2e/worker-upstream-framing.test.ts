@@ -4,77 +4,50 @@
  * HTTP trailers after its chunked body leaves workerd's kept-open connection unusable (issue #23:
  * the next call was a 502 `gateway_unreachable`); every call is still served.
  */
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseConfig, workerViewText } from "../../src/config/index.ts";
-import { createAppToken, rotateKey } from "../../src/worker-admin/index.ts";
-import {
-  buildWorkerBundle,
-  type RunningWorker,
-  startWorker,
-  type WorkerBundle,
-} from "./worker-harness.ts";
+import { chatProdConfig, startWorkerOverServer, type WorkerOverServer } from "./worker-harness.ts";
 
-const adminToken = "framing-admin-token-0123456789";
-const config = parseConfig({
-  accountId: "0123456789abcdef0123456789abcdef",
-  gateways: [
-    { id: "chat-prod", routes: { default: [{ provider: "openai", model: "gpt-4o-mini" }] } },
-  ],
-  keys: { providers: ["openai"] },
-  worker: { healthProbe: { enabled: false } },
-});
+const config = chatProdConfig([{ provider: "openai", model: "gpt-4o-mini" }]);
 
-let bundle: WorkerBundle;
-let worker: RunningWorker;
-let gateway: http.Server;
-let appToken: string;
+let stack: WorkerOverServer;
 const received: string[] = [];
 
 beforeAll(async () => {
   // The gateway answers every call in chunks and ends it with a trailer section, as a server
   // may (RFC 9112 §7.1.2), over a connection it keeps open.
-  gateway = http.createServer((request, response) => {
-    request.resume();
-    request.on("end", () => {
-      received.push(request.url ?? "");
-      response.writeHead(200, { "content-type": "application/json", trailer: "x-checksum" });
-      response.write(JSON.stringify({ object: "chat.completion", choices: [] }));
-      response.addTrailers({ "x-checksum": "sha256-0" });
-      response.end();
-    });
-  });
-  await new Promise<void>((resolve) => gateway.listen(0, "127.0.0.1", resolve));
-  const { port } = gateway.address() as AddressInfo;
-  bundle = await buildWorkerBundle();
-  worker = await startWorker(bundle.scriptPath, {
-    ROTATE_TOKEN: adminToken,
-    GATEWAY_URL: `http://127.0.0.1:${port}`,
-    STEPWISE_CONFIG: workerViewText(config),
-  });
-  await rotateKey({
-    workerUrl: worker.url,
-    provider: "openai",
-    key: "sk-framing-test-000001",
-    token: adminToken,
-    label: "framing",
-    fetch: globalThis.fetch,
-  });
-  appToken = (await createAppToken({ workerUrl: worker.url, token: adminToken, name: "framing" }))
-    .token;
+  stack = await startWorkerOverServer(
+    (request, response) => {
+      request.resume();
+      request.on("end", () => {
+        received.push(request.url ?? "");
+        response.writeHead(200, { "content-type": "application/json", trailer: "x-checksum" });
+        response.write(JSON.stringify({ object: "chat.completion", choices: [] }));
+        response.addTrailers({ "x-checksum": "sha256-0" });
+        response.end();
+      });
+    },
+    {
+      config,
+      adminToken: "framing-admin-token-0123456789",
+      provider: "openai",
+      key: "sk-framing-test-000001",
+      label: "framing",
+      appName: "framing",
+    },
+  );
 }, 120_000);
 
 afterAll(async () => {
-  await worker?.close();
-  await bundle?.remove();
-  await new Promise((resolve) => gateway?.close(resolve));
+  await stack?.close();
 });
 
 function chat(): Promise<Response> {
-  return fetch(`${worker.url}/v1/${config.accountId}/chat-prod/compat/chat/completions`, {
+  return fetch(`${stack.worker.url}/v1/${config.accountId}/chat-prod/compat/chat/completions`, {
     method: "POST",
-    headers: { "content-type": "application/json", "cf-aig-authorization": `Bearer ${appToken}` },
+    headers: {
+      "content-type": "application/json",
+      "cf-aig-authorization": `Bearer ${stack.appToken}`,
+    },
     body: JSON.stringify({
       model: "openai/gpt-4o-mini",
       messages: [{ role: "user", content: "hi" }],
