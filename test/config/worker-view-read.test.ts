@@ -40,13 +40,16 @@ function expectSame(input: unknown) {
 }
 
 /** The dev view with `change` applied to a deep copy. */
-function devWith(change: (view: Record<string, any>) => void): unknown {
-  const copy = structuredClone(dev) as Record<string, any>;
+// biome-ignore lint/suspicious/noExplicitAny: each case edits the view's JSON freely
+type Editable = Record<string, any>;
+
+function devWith(change: (view: Editable) => void): unknown {
+  const copy = structuredClone(dev) as Editable;
   change(copy);
   return copy;
 }
 
-const cases: [string, (view: Record<string, any>) => void][] = [
+const cases: [string, (view: Editable) => void][] = [
   ["the dev stack's view", () => {}],
   ["another version", (v) => (v.version = 2)],
   ["no version", (v) => delete v.version],
