@@ -76,11 +76,11 @@ const columnTypes: Record<string, string> = {
   tokensOut: "DOUBLE",
   cost: "DOUBLE",
   errorCode: "VARCHAR",
-  policy: "JSON",
-  failedSteps: "JSON",
-  skippedSteps: "JSON",
-  demotedSteps: "JSON",
-  hedges: "JSON",
+  policy: "VARCHAR",
+  failedSteps: "VARCHAR",
+  skippedSteps: "VARCHAR",
+  demotedSteps: "VARCHAR",
+  hedges: "VARCHAR",
 };
 
 /** `'text'` as a SQL string literal. */
@@ -115,7 +115,7 @@ export function eventsSql(query: EventsQuery): string {
   const count = (name: string, max: number) =>
     `(${name} IS NULL OR (${name} >= 0 AND ${name} <= ${max} AND ${name} = floor(${name})))`;
   const valid = [
-    `t IS NOT NULL AND length(time) = 24 AND t >= ${eventLimits.minTime} AND t < ${eventLimits.maxTime}`,
+    `t IS NOT NULL AND time LIKE '____-__-__T__:__:__.___Z' AND t >= ${eventLimits.minTime} AND t < ${eventLimits.maxTime}`,
     "gateway IS NOT NULL AND route IS NOT NULL AND mode IS NOT NULL AND status IS NOT NULL AND ok IS NOT NULL",
     `latencyMs IS NOT NULL AND latencyMs >= 0 AND latencyMs <= ${eventLimits.maxLatencyMs}`,
     count("tokensIn", eventLimits.maxTokens),

@@ -322,7 +322,12 @@ function scaled<State, Tally extends { merge(state: State): void; state(): State
 function eventOf(row: EventsRow, keys: readonly string[]): AnalyticsEvent {
   const json = (name: string) => {
     const text = row[name];
-    return text === null || text === undefined ? undefined : JSON.parse(String(text));
+    if (text === null || text === undefined) return undefined;
+    try {
+      return JSON.parse(String(text));
+    } catch {
+      throw new RowsRefused(`${name} is not JSON`);
+    }
   };
   const record: Record<string, unknown> = {
     time: "2026-01-01T00:00:00.000Z",
