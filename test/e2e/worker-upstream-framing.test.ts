@@ -116,7 +116,9 @@ describe("malformed framing from an app", () => {
     "%s: a 400 with the JSON error shape, never workerd's plain-text 500",
     async (_, headers, payload) => {
       const host = new URL(stack.worker.url).host;
-      const answer = parseAnswer(await rawExchange(stack.worker.url, `${head(host, headers)}${payload}`));
+      const answer = parseAnswer(
+        await rawExchange(stack.worker.url, `${head(host, headers)}${payload}`),
+      );
       expect(answer.status).toBe(400);
       expect(answer.headers).toContain("content-type: application/json");
       expect(JSON.parse(answer.body)).toMatchObject({ error: { code: "malformed_request" } });
