@@ -106,8 +106,10 @@ beforeAll(async () => {
       return globalThis.fetch(input, init);
     },
     retryDelayMs: 1,
-    // A stalled stream (3 s, below) is given up on long before it would resume.
-    streamIdleTimeoutMs: 300,
+    // A stalled stream (3 s, below) is given up on long before it would resume, and a healthy
+    // one is not given up on when a loaded machine delays its next chunk (at 300 ms, a full
+    // `npm test` beside other work once failed a rescued stream's fallback that way).
+    streamIdleTimeoutMs: 1_500,
     ...extra,
   });
   const client = createGatewayClient(clientOptions());
