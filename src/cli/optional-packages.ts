@@ -4,7 +4,8 @@
  * dependencies so that the client, `validate`, `dev` and `report` on files install without them:
  * `stepwise demo` and `stepwise chaos` run the companion Worker in workerd (miniflare) and read
  * the emulator's Secrets Store with the `cloudflare` SDK, `stepwise report --source logs` reads
- * gateway logs with that SDK, and `stepwise plan` runs the Pulumi program. Each of those commands
+ * gateway logs with that SDK, `stepwise report --engine duckdb` reads an events file with DuckDB,
+ * and `stepwise plan` runs the Pulumi program. Each of those commands
  * asks {@link requireOptionalPackages} before loading its code; a missing package is a usage error
  * (exit 2, one line, no stack trace) that says what to install.
  */
@@ -38,6 +39,8 @@ export const optionalPackages = {
   // The client's OpenTelemetry recorder (`stepwise-gateway/client/otel`) loads it itself and
   // emits nothing without it.
   "@opentelemetry/api": "1.9.1",
+  // `stepwise report --engine duckdb` (and `auto` on a large file, when it is there).
+  "@duckdb/node-api": "1.5.6-r.1",
 } as const;
 
 export type OptionalPackage = keyof typeof optionalPackages;

@@ -149,4 +149,27 @@ describe("the commands that need them", () => {
     );
     expect(OptionalPackageError.isInstance(file)).toBe(false);
   });
+
+  it("stepwise report --engine duckdb needs @duckdb/node-api; --engine auto reads without it", async () => {
+    const events = path.join(root, "test/__fixtures__/analytics/duckdb-engine.jsonl");
+    const duckdb = await failure(() =>
+      reportCommand({ resolvePackage: without("@duckdb/node-api"), write: () => undefined })
+        .exitOverride()
+        .parseAsync([events, "--engine", "duckdb"], { from: "user" }),
+    );
+    expect((duckdb as Error).message).toBe(
+      "stepwise report --engine duckdb needs @duckdb/node-api, not installed with stepwise-gateway (an optional peer dependency): npm install --save-dev --save-exact @duckdb/node-api@1.5.6-r.1",
+    );
+    expect(exitCodeOf(duckdb as OptionalPackageError)).toBe(2);
+    let printed = "";
+    await reportCommand({
+      resolvePackage: without("@duckdb/node-api"),
+      write: (text) => {
+        printed += text;
+      },
+    })
+      .exitOverride()
+      .parseAsync([events, "--json"], { from: "user" });
+    expect(JSON.parse(printed).counted).toBe(3);
+  });
 });

@@ -11,7 +11,6 @@
  * `npm start` and the tests call; not deployed). The proxy's own overhead is the third minus the
  * second; the front's, the fourth minus the third.
  */
-import { Miniflare } from "miniflare";
 import {
   callbackRecorder,
   createGatewayClient,
@@ -24,6 +23,7 @@ import { measureLimiters } from "./limiter-choice.ts";
 import { type Call, type LoadResult, runInterleaved } from "./load.ts";
 import { markdownTable } from "./markdown.ts";
 import { noiseParts, noiseStatement, partsOfRounds } from "./noise.ts";
+import { startForwardingWorker } from "./servers/forwarding-worker.ts";
 import {
   formatCount,
   formatDeltaMs,
@@ -43,14 +43,6 @@ const targetMs = 1;
  * benchmark run on that code (main at 0eea099, quick mode, load average 8.7, 2026-11-30).
  */
 const previous = { overBare: "+7.08 ms", overDirect: "+10.1 ms", concurrent: "+202 ms" };
-
-/** A Worker that forwards every request to the emulator unchanged: the hop without the proxy. */
-const forwardingWorker = `export default {
-  fetch(request, env) {
-    const url = new URL(request.url);
-    return fetch(env.UPSTREAM + url.pathname + url.search, request);
-  },
-};`;
 
 type Side = "direct" | "forwarding" | "worker" | "front";
 
@@ -77,18 +69,7 @@ async function run(context: BenchContext): Promise<BenchResult> {
     onStep: (message) => context.progress(message),
   });
   context.cleanup.add(system, (started) => started.close());
-  const forwarding = context.cleanup.add(
-    new Miniflare({
-      modules: true,
-      script: forwardingWorker,
-      compatibilityDate: "2026-04-01",
-      bindings: { UPSTREAM: system.emulator.url },
-      host: "127.0.0.1",
-      port: 0,
-    }),
-    (miniflare) => miniflare.dispose(),
-  );
-  const forwardingUrl = (await forwarding.ready).toString().replace(/\/$/, "");
+  const forwardingUrl = await startForwardingWorker(context.cleanup, system.emulator.url);
   const common = {
     accountId,
     gatewayId,

@@ -25,12 +25,16 @@ export interface ReportCommandDependencies {
    * rewritten in place; nowhere otherwise, so cron logs stay clean).
    */
   readonly progress?: (line: string) => void;
+  /** Where a note goes, e.g. that the DuckDB engine handed a file to the JS one (default stderr). */
+  readonly note?: (line: string) => void;
   /** Whether an optional package is installed (default: Node's resolution). */
   readonly resolvePackage?: PackageResolver;
 }
 
 export interface ReportOptions {
   source: "events" | "logs" | "analytics-engine";
+  /** Who reads an events file: DuckDB, the JS reader, or DuckDB for a large file when installed. */
+  engine: "duckdb" | "js" | "auto";
   gateway: string[];
   route: string[];
   by: string;

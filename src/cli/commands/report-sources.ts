@@ -46,7 +46,13 @@ export async function openSource(
   const inputOptions = dependencies.stdin ? { stdin: dependencies.stdin } : {};
   if (options.source === "events") {
     const { eventsFileSource } = await import("../../analytics/sources/events-file.ts");
-    const events = eventsFileSource(input, inputOptions);
+    const { withEngine } = await import("./report-engine.ts");
+    const events = await withEngine(
+      input,
+      eventsFileSource(input, inputOptions),
+      options,
+      dependencies,
+    );
     if (!options.reasonsFromLogs) return events;
     const logs = await logsSource("--reasons-from-logs", options, window, dependencies);
     const { eventsWithLogReasons } = await import("../../analytics/sources/log-failure-reasons.ts");

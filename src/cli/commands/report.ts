@@ -28,6 +28,7 @@ Examples:
   stepwise report events.jsonl
   stepwise report events.jsonl --by provider --since 24h --compare previous
   stepwise report events.jsonl --route default --bucket 5m --html report.html
+  stepwise report events-10m.jsonl --engine duckdb --by route
   cat events.jsonl | stepwise report - --json
   stepwise report events.jsonl --since 1h --fail-above fallback-rate=0.05 --fail-below availability=0.99
   CLOUDFLARE_API_TOKEN=… stepwise report --source logs --gateway chat-prod --account-id <id> --since 24h
@@ -62,6 +63,14 @@ export function reportCommand(dependencies: ReportCommandDependencies = {}): Com
       new Option("--source <kind>", "where events come from")
         .choices(["events", "logs", "analytics-engine"])
         .default("events"),
+    )
+    .addOption(
+      new Option(
+        "--engine <engine>",
+        "who reads an events file: duckdb (optional peer @duckdb/node-api), js, or auto (duckdb for a file of 64 MiB or more when installed)",
+      )
+        .choices(["auto", "duckdb", "js"])
+        .default("auto"),
     )
     .option(
       "--gateway <id>",
