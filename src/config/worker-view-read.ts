@@ -26,6 +26,7 @@ import {
 } from "./plain-checks.ts";
 import { builtInProviderSlugs, isConfigProviderSlug } from "./provider-slugs.ts";
 import type { WorkerView } from "./worker-view.ts";
+import { workerViewValue } from "./worker-view-json.ts";
 import { workerViewVersion } from "./worker-view-version.ts";
 
 const providerSlug = string("a provider slug must be a string", [
@@ -260,25 +261,7 @@ function probesOfListedGateways(value: unknown, issues: PlainIssue[]): void {
  * @throws {ConfigError} `config_invalid`, one issue per bad field with its path and the fix.
  */
 export function readWorkerView(input: unknown, source = "STEPWISE_CONFIG"): WorkerView {
-  let value = input;
-  if (typeof input === "string") {
-    try {
-      value = JSON.parse(input);
-    } catch (error) {
-      throw new ConfigError({
-        code: "config_invalid",
-        source,
-        issues: [
-          {
-            path: "",
-            message:
-              "is not valid JSON: set it to workerViewText(config), as Pulumi and the local system do",
-          },
-        ],
-        cause: error,
-      });
-    }
-  }
+  const value = workerViewValue(input, source);
   const checked = checkWorkerView(value);
   if ("view" in checked) return checked.view;
   throw new ConfigError({

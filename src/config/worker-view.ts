@@ -23,6 +23,7 @@ import { ConfigError } from "./errors.ts";
 import { accountIdSchema, byokSchema, cacheTtlSchema, gatewayIdSchema } from "./field-schemas.ts";
 import { modelKeySchema, priceSchema } from "./price-schema.ts";
 import { keySettingsSchema, workerSettingsSchema } from "./worker-settings-schema.ts";
+import { workerViewValue } from "./worker-view-json.ts";
 import { workerViewVersion } from "./worker-view-version.ts";
 
 export { workerViewVersion };
@@ -90,25 +91,7 @@ export interface ParseWorkerViewOptions {
  */
 export function parseWorkerView(input: unknown, options: ParseWorkerViewOptions = {}): WorkerView {
   const source = options.source ?? "STEPWISE_CONFIG";
-  let value = input;
-  if (typeof input === "string") {
-    try {
-      value = JSON.parse(input);
-    } catch (error) {
-      throw new ConfigError({
-        code: "config_invalid",
-        source,
-        issues: [
-          {
-            path: "",
-            message:
-              "is not valid JSON: set it to workerViewText(config), as Pulumi and the local system do",
-          },
-        ],
-        cause: error,
-      });
-    }
-  }
+  const value = workerViewValue(input, source);
   const result = workerViewSchema.safeParse(value, { reportInput: true });
   if (result.success) return result.data;
   throw new ConfigError({

@@ -3,7 +3,8 @@
  * A cached answer replayed by the gateway after the key it echoes was rotated and revoked (issue
  * #23) must not carry that key to an app, nor may an answer cached for one provider carry its key
  * to a call for another (a shared `cf-aig-cache-key`). The scrubber knows every value the ledger
- * has held within the cache's lifetime, for every provider, not only the keys of this call.
+ * has held within the cache's lifetime: for every provider when the answer may be another
+ * provider's (a cache key that does not name the call's providers), else for the call's own.
  */
 import { describe, expect, it } from "vitest";
 import { accountId, createHarness, credentialOf, type GatewayCall } from "./harness.ts";
@@ -96,16 +97,25 @@ describe("without the list of secrets", () => {
     await harness.rotate("openai", openaiKeys[0]!);
     const app = await harness.createApp();
     await harness.advance(2_000);
-    // KV fails for a provider this call does not use: its pool is read, the list of secrets not.
+    // KV fails for a provider this call does not use: its pool is read, the list of secrets not
+    // (under the app's own cache key the answer may be one cached for that provider).
     const kv = harness.env.KEYS;
     const read = kv.get.bind(kv);
     kv.get = (name, type) =>
       name === "current:google-ai-studio"
         ? Promise.reject(new Error("KV is down"))
         : read(name, type);
-    const response = await harness.call("POST", compatPath, { token: app.token, body: question });
+    const response = await harness.call("POST", compatPath, {
+      token: app.token,
+      body: question,
+      headers: { "cf-aig-cache-key": "mine" },
+    });
     expect(response.status).toBe(503);
     expect(response.json()).toMatchObject({ error: { code: "key_store_unavailable" } });
     expect(response.text).not.toContain(openaiKeys[0]);
+    // A call the gateway answers fresh needs only its own provider's list: it is served.
+    const fresh = await harness.call("POST", compatPath, { token: app.token, body: question });
+    expect(fresh.status).toBe(200);
+    expect(fresh.text).not.toContain(openaiKeys[0]);
   });
 });

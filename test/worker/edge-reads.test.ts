@@ -1,7 +1,8 @@
 /// <reference types="@cloudflare/vitest-pool-workers/types" />
 /**
  * What a proxied call costs at the edge: at most one KV read per KV key (the app's token record
- * and one record per provider, however many steps name it), and no KV write at all; an isolate
+ * and one record per provider the call names, however many steps name it; every provider's when
+ * a cached answer may be another provider's), and no KV write at all; an isolate
  * reuses what it read for a second (never sharing a read still in flight), and reads again at once
  * what it changed itself.
  */
@@ -32,10 +33,37 @@ describe("KV traffic of a proxied call", () => {
     expect(response.status).toBe(401);
     const reads = harness.kv.reads.slice(readsBefore).map((read) => read.key);
     expect(new Set(reads).size).toBe(reads.length);
-    // The app's record and one record per provider the Worker holds keys for (anthropic, openai,
-    // google-ai-studio): each lists the values to scrub from the answer, as well as the pool.
-    expect(reads).toHaveLength(4);
+    // The app's record and one record per provider the call names (anthropic, openai): each
+    // lists the values to scrub from the answer, as well as the pool. google-ai-studio, which
+    // the Worker also holds keys for, is not read: this answer is not cached, so only the
+    // call's own upstreams can have written it.
+    expect(reads.sort()).toEqual([
+      expect.stringMatching(/^app:/),
+      "current:anthropic",
+      "current:openai",
+    ]);
     expect(harness.kv.attempts.length).toBe(writesBefore);
+  });
+
+  it("a call whose cache key does not name its providers reads every provider's record, to scrub a replay", async () => {
+    const harness = createHarness();
+    await harness.rotate("openai", "sk-openai-reads-0000001");
+    const app = await harness.createApp();
+    await harness.advance(2_000);
+    const readsBefore = harness.kv.reads.length;
+    // An answer cached under the app's own key may be one cached for another provider.
+    await harness.call("POST", `/v1/${accountId}/chat/compat/chat/completions`, {
+      token: app.token,
+      body: { model: "openai/gpt-4o-mini", messages: [] },
+      headers: { "cf-aig-cache-key": "mine" },
+    });
+    const reads = harness.kv.reads.slice(readsBefore).map((read) => read.key);
+    expect(reads.sort()).toEqual([
+      expect.stringMatching(/^app:/),
+      "current:anthropic",
+      "current:google-ai-studio",
+      "current:openai",
+    ]);
   });
 
   it("an isolate reuses what it read for a second", async () => {
@@ -46,16 +74,16 @@ describe("KV traffic of a proxied call", () => {
     const call = () =>
       harness.call("POST", `/v1/${accountId}/chat/openai/models`, { token: app.token, body: {} });
     const before = harness.kv.reads.length;
-    // Each call needs the app's record and the three providers' (the pool, the values to scrub).
+    // Each call needs the app's record and its provider's (the pool, the values to scrub).
     await call();
     await call();
-    expect(harness.kv.reads.length - before).toBe(4);
+    expect(harness.kv.reads.length - before).toBe(2);
     await harness.advance(999);
     await call();
-    expect(harness.kv.reads.length - before).toBe(4);
+    expect(harness.kv.reads.length - before).toBe(2);
     await harness.advance(1);
     await call();
-    expect(harness.kv.reads.length - before).toBe(8);
+    expect(harness.kv.reads.length - before).toBe(4);
   });
 
   it("a read one call abandoned never holds up another call (issue #23)", async () => {

@@ -135,7 +135,7 @@ async function run(context: BenchContext): Promise<BenchResult> {
       "—",
       formatBytes(workerRaw),
       formatBytes(workerGzip),
-      "zod; `src/config`, `src/providers`, `src/errors`",
+      "hono, eventsource-parser; `src/config` (the view's reader), `src/providers`, `src/wire`, `src/errors`",
     ],
   ];
   if (wrangler !== undefined) {

@@ -60,6 +60,15 @@ export function cachePlan(
   return stepCaches ? "scoped" : "uncached";
 }
 
+/**
+ * Whether an answer under `plan` may be one the gateway cached for a call to another provider:
+ * where the cache key does not name the call's providers (the app's own key, a shared cache).
+ * An uncached call's answer is fresh; one keyed by its method, path and body names them.
+ */
+export function replaysOtherProviders(plan: CachePlan, appKey: string | undefined): boolean {
+  return plan === "shared" || (plan === "scoped" && appKey !== undefined);
+}
+
 /** What the Worker's key is made from: the app, and its key or the call itself. */
 export interface ScopedKeyInput {
   readonly appId: string;

@@ -130,18 +130,24 @@ export async function afterLimit<Value>(target: ProxyTarget, work: Promise<Value
 }
 
 /**
- * Every secret an answer to this call may carry, to scrub: the keys sent, every value of every
- * provider's keys the ledger still lists at the edge (current, previous, history, revoked: a
- * cached answer may be replayed to any app, for any provider, after a rotation), the app's token
- * and the gateway token. The edge reads start now and are awaited only once the answer is in.
+ * Every secret an answer to this call may carry, to scrub: the keys sent, every value of the
+ * providers' keys the ledger still lists at the edge (current, previous, history, revoked: a
+ * cached answer may be replayed after a rotation), the app's token and the gateway token. Which
+ * providers: with `anyProvider` (a cache key that does not name the call's providers — the app's
+ * own `cf-aig-cache-key`, a shared cache — or a dynamic route, whose providers the gateway picks)
+ * every provider the Worker holds keys for, since an answer cached for one may be replayed to a
+ * call for another; else only the call's own (the answer is fresh, `cf-aig-skip-cache`, or cached
+ * under the call's own method, path and body, which name them), so a call reads no other
+ * provider's record. The edge reads start now and are awaited only once the answer is in.
  */
 export function secretsOf(
   pools: readonly ResolvedPool[],
   caller: ProxyCaller,
   context: HandlerContext,
+  anyProvider: boolean,
 ): Promise<(string | undefined)[]> {
   const providers = new Set([
-    ...context.settings.config.keys.providers,
+    ...(anyProvider ? context.settings.config.keys.providers : []),
     ...pools.map((pool) => pool.provider),
   ]);
   const held = Promise.all([...providers].map((provider) => context.edge.heldValues(provider)));

@@ -14,7 +14,8 @@
  * holds keys for it (then the Worker's, which the ledger also writes to the gateway's stored key).
  * Whatever credentials the app sent are removed; the gateway token is added. Per call the Worker
  * reads the app's record and, once the app's limiter let the call through, one record per provider
- * (its pool of keys) from KV; it writes nothing to KV, and forwards the body untouched where it
+ * the call names (its pool of keys; every provider's where a cached answer may be another's,
+ * `secretsOf`) from KV; it writes nothing to KV, and forwards the body untouched where it
  * can (compat, provider-native) or with only the step headers replaced (universal).
  *
  * Pools: a universal step is sent once per usable key of its provider (at most
@@ -31,7 +32,7 @@ import type { HandlerContext } from "../handler-context.ts";
 import { readJsonBody } from "../http/body.ts";
 import type { AskedStep } from "./analytics-point.ts";
 import { checkProviders, checkRoute } from "./app-allow.ts";
-import { cachePlan, uncachedStepHeaders } from "./app-cache.ts";
+import { cachePlan, replaysOtherProviders, uncachedStepHeaders } from "./app-cache.ts";
 import { scopeStepHeaders } from "./app-scope.ts";
 import { afterLimit, type ProxyCaller, prepare, scopeCache, secretsOf } from "./call-setup.ts";
 import { forward } from "./forward.ts";
@@ -114,7 +115,7 @@ export async function proxyUniversal(
         })),
         stepOf: (index) => sent[index]?.step ?? index,
       },
-      secrets: secretsOf(pools, caller, context),
+      secrets: secretsOf(pools, caller, context, replaysOtherProviders(plan, target.appCacheKey)),
       observer: universalObserver(sent, context),
     },
     context,
@@ -136,11 +137,8 @@ export async function proxyCompat(
   const dynamic = provider === "dynamic";
   checkRoute(caller.app, dynamic ? modelName : target.facts.route, dynamic);
   if (!dynamic) checkProviders(caller.app, [provider]);
-  await scopeCache(
-    target,
-    cachePlan(target.headers, target.appCacheKey, target.gateway),
-    body.text,
-  );
+  const plan = cachePlan(target.headers, target.appCacheKey, target.gateway);
+  await scopeCache(target, plan, body.text);
   let pool: ResolvedPool = { provider, source: "byok", keys: [], blocked: null };
   if (!dynamic) {
     if (!isKnownProvider(provider)) throw unknownProvider();
@@ -171,7 +169,12 @@ export async function proxyCompat(
         route: target.facts.route ?? (dynamic ? model : ""),
         steps: dynamic ? [] : [step],
       },
-      secrets: secretsOf([pool], caller, context),
+      secrets: secretsOf(
+        [pool],
+        caller,
+        context,
+        dynamic || replaysOtherProviders(plan, target.appCacheKey),
+      ),
       observer: keyObserver(
         provider,
         attempts.map((attempt) => attempt.key),
@@ -241,7 +244,7 @@ export async function proxyNative(
         route: target.facts.route ?? "",
         steps: [{ provider, model: null, keySource: pool.source }],
       },
-      secrets: secretsOf([pool], caller, context),
+      secrets: secretsOf([pool], caller, context, replaysOtherProviders(plan, target.appCacheKey)),
       observer: keyObserver(
         provider,
         attempts.map((attempt) => attempt.key),

@@ -10,6 +10,7 @@ import { describe, expect, it } from "vitest";
 import {
   applyCachePlan,
   cachePlan,
+  replaysOtherProviders,
   scopedCacheKey,
   uncachedStepHeaders,
 } from "../../../src/worker/proxy/app-cache.ts";
@@ -130,5 +131,15 @@ describe("uncachedStepHeaders", () => {
     expect(uncachedStepHeaders("shared", { "cf-aig-skip-cache": "false" })).toEqual({
       "cf-aig-skip-cache": "false",
     });
+  });
+});
+
+describe("replaysOtherProviders", () => {
+  it("only where the cache key does not name the call's providers", () => {
+    expect(replaysOtherProviders("shared", undefined)).toBe(true);
+    expect(replaysOtherProviders("scoped", "K")).toBe(true);
+    // Keyed by the call's own method, path and body, or not cached at all (skip-cache).
+    expect(replaysOtherProviders("scoped", undefined)).toBe(false);
+    expect(replaysOtherProviders("uncached", "K")).toBe(false);
   });
 });

@@ -50,5 +50,6 @@ export async function startWorkerFront(cleanup: Cleanup, gatewayUrl: string): Pr
     name: "bench",
     rateLimit: { limit: 1_000_000, windowSeconds: 60 },
   });
-  return { url: worker.url, appToken: token };
+  // workerd itself, as deployed: the local framing front (`src/demo/framing-front.ts`) is not.
+  return { url: worker.workerdUrl, appToken: token };
 }
