@@ -24,6 +24,12 @@ import { eventLimits } from "../event-limits.ts";
 import { relativeAccuracy } from "../latency-sketch.ts";
 import type { TimeWindow } from "../window.ts";
 
+/**
+ * The longest line DuckDB reads: the JS reader's limit (`read-lines.ts`), past which a line is
+ * malformed; DuckDB then refuses the file and the JS reader says which line it was.
+ */
+const maxLineBytes = 1024 * 1024;
+
 /** What one query counts. */
 export interface EventsQuery {
   /** The events file. */
@@ -136,7 +142,8 @@ export function eventsSql(query: EventsQuery): string {
   return `WITH parsed AS (
   SELECT *, epoch_ms(try_strptime(time, '%Y-%m-%dT%H:%M:%S.%gZ')) AS t,
     cost * ${scaleA}.0 AS cost_x, (cost * ${scaleA}.0 - floor(cost * ${scaleA}.0)) * ${scaleB}.0 AS cost_b
-  FROM read_ndjson(${sqlText(query.path)}, columns = {${columns}}, format = 'newline_delimited')
+  FROM read_ndjson(${sqlText(query.path)}, columns = {${columns}}, format = 'newline_delimited',
+    maximum_object_size = ${maxLineBytes})
 ), classed AS (
   SELECT *, CASE WHEN NOT coalesce(${valid}, false) THEN 3
     ${inFilters.length > 0 ? `WHEN NOT (${inFilters.join(" AND ")}) THEN 1` : ""}
