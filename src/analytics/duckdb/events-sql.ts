@@ -25,8 +25,8 @@ import { relativeAccuracy } from "../latency-sketch.ts";
 import type { TimeWindow } from "../window.ts";
 
 /**
- * The longest line DuckDB reads: the JS reader's limit (`read-lines.ts`), past which a line is
- * malformed; DuckDB then refuses the file and the JS reader says which line it was.
+ * DuckDB's buffer for one line: the JS reader's limit (`read-lines.ts`), which keeps its memory
+ * small. DuckDB does not refuse a longer line as the JS reader does (see `duckdb-events.ts`).
  */
 const maxLineBytes = 1024 * 1024;
 
