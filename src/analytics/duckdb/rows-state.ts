@@ -19,7 +19,7 @@ import { GroupStats, type GroupStatsState } from "../figures.ts";
 import { GroupIndex, groupStates } from "../group-index.ts";
 import type { LatencySketchState } from "../latency-sketch.ts";
 import { routeId, SteeringTally } from "../steering-tally.ts";
-import { metadataKeys, signatureColumns } from "./events-sql.ts";
+import { metadataKeys, signatureColumns, zeroBucket } from "./events-sql.ts";
 
 /** One result row, as `getRowObjectsJS` gives it. */
 export type EventsRow = Readonly<Record<string, unknown>>;
@@ -188,14 +188,13 @@ export function costPartials(costA: bigint, costB: bigint): number[] {
 /** The latency sketch of a row: its counts per sketch bucket (always bucketed). */
 function latencyOf(row: EventsRow, calls: number): LatencySketchState {
   const entries = (row.latency ?? []) as readonly { key: number; value: bigint | number }[];
-  return {
-    samples: null,
-    buckets: entries
-      .map(({ key, value }) => [Number(key), Number(value)] as const)
-      .sort((a, b) => a[0] - b[0]),
-    zeros: Number(row.zeros ?? 0),
-    count: calls,
-  };
+  let zeros = 0;
+  const buckets: (readonly [number, number])[] = [];
+  for (const { key, value } of entries) {
+    if (Number(key) === zeroBucket) zeros += Number(value);
+    else buckets.push([Number(key), Number(value)]);
+  }
+  return { samples: null, buckets: buckets.sort((a, b) => a[0] - b[0]), zeros, count: calls };
 }
 
 /** A group's figures for `calls` calls of `event`, with the row's sums and latency. */
