@@ -22,7 +22,8 @@
  * of range, a time not in the client's `…T12:00:00.000Z` form, a name or step the schema
  * refuses), this engine hands the whole file to the JS reader, whose report counts and lists
  * them (`onFallback` says so). Fields no figure reads (`id`, `logId`, `attempts`, `streamed`,
- * `rejectedSteps`, `discardedChars`) are not checked, and DuckDB reads a number where a name is
+ * `rejectedSteps`, `discardedChars`; `mode` and `endpoint` but with `--by endpoint`) are not
+ * checked, and DuckDB reads a number where a name is
  * expected as its text, a time with unpadded fields (`2026-5-1T…`) and a line longer than the JS
  * reader's 1 MiB: such a line is counted, where the JS reader rejects it.
  *

@@ -107,7 +107,15 @@ export function metadataKeys(dimensions: readonly Dimension[]): string[] {
 /** The SQL of one query (see the module doc). */
 export function eventsSql(query: EventsQuery): string {
   const keys = metadataKeys(query.dimensions);
-  const types = { ...columnTypes, ...(keys.length > 0 ? { metadata: "JSON" } : {}) };
+  // Only the endpoint dimension reads a call's mode and endpoint (`endpointOf`).
+  const byEndpoint = query.dimensions.includes("endpoint");
+  const read = Object.fromEntries(
+    Object.entries(columnTypes).filter(([name]) => name !== "mode" && name !== "endpoint"),
+  );
+  const types = {
+    ...(byEndpoint ? columnTypes : read),
+    ...(keys.length > 0 ? { metadata: "JSON" } : {}),
+  };
   const columns = Object.entries(types)
     .map(([name, type]) => `${name}: '${type}'`)
     .join(", ");
@@ -127,7 +135,7 @@ export function eventsSql(query: EventsQuery): string {
     `(${name} IS NULL OR (${name} >= 0 AND ${name} <= ${max} AND ${name} = floor(${name})))`;
   const valid = [
     `t IS NOT NULL AND t >= ${eventLimits.minTime} AND t < ${eventLimits.maxTime}`,
-    "gateway IS NOT NULL AND route IS NOT NULL AND mode IS NOT NULL AND status IS NOT NULL AND ok IS NOT NULL",
+    `gateway IS NOT NULL AND route IS NOT NULL AND ${byEndpoint ? "mode IS NOT NULL AND " : ""}status IS NOT NULL AND ok IS NOT NULL`,
     `latencyMs IS NOT NULL AND latencyMs >= 0 AND latencyMs <= ${eventLimits.maxLatencyMs}`,
     count("tokensIn", eventLimits.maxTokens),
     count("tokensOut", eventLimits.maxTokens),
@@ -139,7 +147,13 @@ export function eventsSql(query: EventsQuery): string {
       `json_extract(metadata, ${sqlText(`$.${JSON.stringify(key)}`)}) AS meta_${index + 1}`,
   );
   const signature = [
-    ...signatureColumns.filter((name) => !name.endsWith("_known")),
+    ...signatureColumns
+      .filter((name) => !name.endsWith("_known"))
+      .map((name) =>
+        byEndpoint || (name !== "mode" && name !== "endpoint")
+          ? name
+          : `${name === "mode" ? "'universal'" : "NULL::VARCHAR"} AS ${name}`,
+      ),
     "tokensIn IS NOT NULL AS tokens_in_known",
     "tokensOut IS NOT NULL AS tokens_out_known",
     ...metadata,
