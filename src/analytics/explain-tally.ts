@@ -5,49 +5,22 @@
  * events list of it by reason (`failure-reasons.ts`); and per time bucket the calls each provider/
  * model served and their cost. One pass, bounded memory: routes × steps × reasons, and routes ×
  * buckets × serving models (the buckets follow the aggregator's automatic size, merged exactly
- * when it coarsens).
+ * when it coarsens). A route's counts, and how an event finds them, are in
+ * `explain-route-tally.ts`.
  */
 import type { CallEvent } from "../client/event.ts";
 import { ExactSum } from "./exact-sum.ts";
-import { type FailureReason, failureReasonOf } from "./failure-reasons.ts";
+import {
+  addCounts,
+  type BucketTally,
+  countFailure,
+  type RouteExplainTally,
+  type StepTally,
+  stepOf,
+  TallyLookup,
+} from "./explain-route-tally.ts";
+import { failureReasonOf } from "./failure-reasons.ts";
 import { routeId } from "./steering-tally.ts";
-
-/** Counts of one step of a route. */
-export interface StepTally {
-  readonly step: number | null;
-  readonly provider: string | null;
-  readonly model: string | null;
-  /** Calls the step served, their tokens and cost; calls whose tokens were unknown. */
-  served: number;
-  tokensIn: number;
-  tokensOut: number;
-  cost: number;
-  unknownTokens: number;
-  /** Failures of the step listed by the events, by reason. */
-  failed: number;
-  readonly reasons: Map<FailureReason, number>;
-}
-
-/** One time bucket of a route: calls per serving provider/model (`""` for none), and cost. */
-export interface BucketTally {
-  calls: number;
-  cost: number;
-  readonly served: Map<string, number>;
-}
-
-/** The counts of one route. */
-export interface RouteExplainTally {
-  readonly gateway: string;
-  readonly route: string;
-  readonly steps: Map<string, StepTally>;
-  buckets: Map<number, BucketTally>;
-}
-
-/** The label of a serving provider/model (`openai/gpt-4o-mini`), `""` when no step served. */
-export function servedLabel(provider: string | null, model: string | null): string {
-  if (provider === null && model === null) return "";
-  return `${provider ?? "?"}/${model ?? "?"}`;
-}
 
 /**
  * An {@link ExplainTally} as plain data (structured-cloneable), to carry it to another thread:
@@ -69,12 +42,6 @@ export interface ExplainTallyState {
   >;
 }
 
-/** A served step's tally and its label (`openai/gpt-4o-mini`), found once per step. */
-interface ServedStep {
-  readonly tally: StepTally;
-  readonly label: string;
-}
-
 /** Counts the explanation of each counted event, per route. */
 export class ExplainTally {
   readonly routes = new Map<string, RouteExplainTally>();
@@ -84,6 +51,10 @@ export class ExplainTally {
    * very cost one pass gives; each tally's `cost` is set from its sum by {@link settle}.
    */
   readonly #costs = new Map<StepTally | BucketTally, ExactSum>();
+  /** Finds each event's route and served step (`explain-route-tally.ts`). */
+  readonly #lookup = new TallyLookup((gateway, name) =>
+    this.#route(routeId(gateway, name), gateway, name),
+  );
 
   #costOf(tally: StepTally | BucketTally): ExactSum {
     let sum = this.#costs.get(tally);
@@ -174,8 +145,8 @@ export class ExplainTally {
    * buckets).
    */
   add(event: CallEvent, time: number, bucketMs: number): void {
-    const route = this.#routeOf(event.gateway, event.route);
-    const known = event.step === null ? null : this.#servedStep(route, event);
+    const route = this.#lookup.routeOf(event.gateway, event.route);
+    const known = event.step === null ? null : this.#lookup.servedStep(route, event);
     const served = known?.tally ?? null;
     if (served !== null) {
       served.served += 1;
@@ -200,58 +171,6 @@ export class ExplainTally {
       );
     }
     if (bucketMs > 0) this.#addToBucket(route, known?.label ?? "", time, event.cost, bucketMs);
-  }
-
-  /**
-   * Found without building a key string: gateway → route tally, and per route step → provider →
-   * model → the step's tally and served label. Looked up on every event, so the strings that key
-   * `routes` and `steps` are built once per route and step, not once per event.
-   */
-  readonly #routesByName = new Map<string, Map<string, RouteExplainTally>>();
-  readonly #servedSteps = new Map<
-    RouteExplainTally,
-    Map<unknown, Map<unknown, Map<unknown, ServedStep>>>
-  >();
-
-  #routeOf(gateway: string, name: string): RouteExplainTally {
-    let byRoute = this.#routesByName.get(gateway);
-    if (byRoute === undefined) {
-      byRoute = new Map();
-      this.#routesByName.set(gateway, byRoute);
-    }
-    let route = byRoute.get(name);
-    if (route === undefined) {
-      route = this.#route(routeId(gateway, name), gateway, name);
-      byRoute.set(name, route);
-    }
-    return route;
-  }
-
-  #servedStep(route: RouteExplainTally, event: CallEvent): ServedStep {
-    let bySteps = this.#servedSteps.get(route);
-    if (bySteps === undefined) {
-      bySteps = new Map();
-      this.#servedSteps.set(route, bySteps);
-    }
-    let byProvider = bySteps.get(event.step);
-    if (byProvider === undefined) {
-      byProvider = new Map();
-      bySteps.set(event.step, byProvider);
-    }
-    let byModel = byProvider.get(event.provider);
-    if (byModel === undefined) {
-      byModel = new Map();
-      byProvider.set(event.provider, byModel);
-    }
-    let found = byModel.get(event.model);
-    if (found === undefined) {
-      found = {
-        tally: stepOf(route, event.step, event.provider, event.model),
-        label: servedLabel(event.provider, event.model),
-      };
-      byModel.set(event.model, found);
-    }
-    return found;
   }
 
   /** Merges every route's buckets into buckets of `bucketMs` (a multiple of the current size). */
@@ -293,39 +212,4 @@ export class ExplainTally {
     if (cost) this.#costOf(bucket).add(cost);
     bucket.served.set(label, (bucket.served.get(label) ?? 0) + 1);
   }
-}
-
-function stepOf(
-  route: RouteExplainTally,
-  step: number | null,
-  provider: string | null,
-  model: string | null,
-): StepTally {
-  const id = `${step ?? ""}\u0000${provider ?? ""}\u0000${model ?? ""}`;
-  let tally = route.steps.get(id);
-  if (tally === undefined) {
-    tally = {
-      step,
-      provider,
-      model,
-      served: 0,
-      tokensIn: 0,
-      tokensOut: 0,
-      cost: 0,
-      unknownTokens: 0,
-      failed: 0,
-      reasons: new Map(),
-    };
-    route.steps.set(id, tally);
-  }
-  return tally;
-}
-
-function countFailure(step: StepTally, reason: FailureReason): void {
-  step.failed += 1;
-  step.reasons.set(reason, (step.reasons.get(reason) ?? 0) + 1);
-}
-
-function addCounts<Key>(into: Map<Key, number>, other: ReadonlyMap<Key, number>): void {
-  for (const [key, count] of other) into.set(key, (into.get(key) ?? 0) + count);
 }

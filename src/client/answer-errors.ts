@@ -10,8 +10,14 @@
 import { retryAfterMs } from "../wire/rate-limit-headers.ts";
 import { GatewayError, type StepReference } from "./call-errors.ts";
 
-function stepLabel(step: StepReference | undefined): string {
+/** ` from step 1 (openai/gpt-4o-mini)`, or nothing when no step is named: for messages. */
+export function stepLabel(step: StepReference | undefined): string {
   return step === undefined ? "" : ` from step ${step.index} (${step.provider}/${step.model})`;
+}
+
+/** ` (what the server said)`, or nothing when it said nothing: for messages. */
+function saying(detail: string | undefined): string {
+  return detail === undefined ? "" : ` (${detail})`;
 }
 
 /** Longest response body kept on an error, in characters. */
@@ -120,11 +126,10 @@ export class AuthenticationError extends ApiCallError {
   static override readonly kind: string = "stepwise.AuthenticationError";
 
   constructor(options: ApiCallErrorOptions) {
-    const detail = options.detail === undefined ? "" : ` (${options.detail})`;
     super(
       {
         message:
-          `Authentication failed: HTTP ${options.status}${stepLabel(options.step)}${detail}. Check ` +
+          `Authentication failed: HTTP ${options.status}${stepLabel(options.step)}${saying(options.detail)}. Check ` +
           "gatewayToken (cf-aig-authorization) and the provider key: keyLookup, the companion Worker, BYOK " +
           "or Unified Billing (docs/client.md, Provider keys).",
         isRetryable: false,
@@ -152,7 +157,7 @@ export class RateLimitedError extends ApiCallError {
     super(
       {
         message:
-          `Rate limited: HTTP 429${stepLabel(options.step)}${detail === undefined ? "" : ` (${detail})`}.` +
+          `Rate limited: HTTP 429${stepLabel(options.step)}${saying(detail)}.` +
           `${retryAfterMs === undefined ? "" : ` Retry after ${retryAfterMs} ms.`} Slow down, or raise the rate limit or quota.`,
         ...options,
       },

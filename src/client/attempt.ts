@@ -15,7 +15,7 @@
 import { answerCost, stepNamedBy } from "../providers/cost.ts";
 import { universalStep } from "../routes/universal.ts";
 import { attemptHeaders } from "./attempt-headers.ts";
-import type { CallState, Failure, RouteEntry, StreamAnswer } from "./call-state.ts";
+import type { BrokenStream, CallState, Failure, RouteEntry, StreamAnswer } from "./call-state.ts";
 import { passedOver } from "./failover.ts";
 import { sendHedged } from "./hedge/hedge.ts";
 import { loadAdapter } from "./on-demand/index.ts";
@@ -186,13 +186,11 @@ async function readAnswer(
   const adapter = call.adapters.get(
     call.state.rest?.adapter ?? (dynamic ? "compat" : entry!.provider),
   )!;
-  let answer: StreamAnswer;
+  let answer: StreamAnswer | BrokenStream;
   let responseModel = entry?.model ?? "";
   if (call.streamer !== undefined) {
-    const reading = await call.streamer.read(response, adapter, entry, url);
+    answer = await call.streamer.read(response, adapter, entry, url);
     if (call.halted !== undefined) throw call.halted;
-    if ("error" in reading) return { entry, url, status, kind: "broken", ...reading };
-    answer = reading;
   } else {
     const text = await response.text();
     try {
@@ -211,6 +209,11 @@ async function readAnswer(
   const prices = call.client.prices;
   let cost: number | null = cached ? 0 : null;
   if (!cached && entry && prices) cost = answerCost(prices, entry, responseModel, usage);
+  if ("error" in answer) {
+    // The usage a broken stream reported was billed; a stream that reported none: unknown.
+    if (usage.tokensIn + usage.tokensOut === 0) cost = null;
+    return { entry, url, status, kind: "broken", ...answer, cost };
+  }
   return {
     id: call.id,
     text: answer.text,

@@ -15,6 +15,11 @@ export interface StepReference {
   readonly model: string;
 }
 
+/** The step an error names, from a route step (which carries more). */
+export function stepReference({ index, provider, model }: StepReference): StepReference {
+  return { index, provider, model };
+}
+
 /** Options every client error accepts. */
 export interface GatewayErrorOptions {
   /** Stable, machine-readable code, e.g. `rate_limited`. */

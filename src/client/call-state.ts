@@ -70,6 +70,14 @@ export interface StreamAnswer {
   readonly finish: FinishReason;
 }
 
+/** A stream that broke: the error, whether text reached the caller, the usage it reported. */
+export interface BrokenStream {
+  readonly error: GatewayError;
+  readonly midStream: boolean;
+  /** The usage the stream reported before it broke (zeros when it reported none). */
+  readonly usage: TokenUsage;
+}
+
 /**
  * What a streamed call adds to a chat call: the requests that continue a broken answer, reading
  * 2xx streams into deltas for the caller, and the text the caller was shown. Made by
@@ -103,7 +111,7 @@ export interface Streamer {
     adapter: ProviderAdapter,
     entry: RouteEntry | undefined,
     url: string,
-  ): Promise<StreamAnswer | { readonly error: GatewayError; readonly midStream: boolean }>;
+  ): Promise<StreamAnswer | BrokenStream>;
   /** The answer shown broke at `step` for `reason`: the next answer starts with a restart. */
   broke(step: number, reason: string): void;
   /** Stops the read in progress (the call stopped). */
@@ -126,6 +134,11 @@ export type Failure = {
   readonly entry?: RouteEntry | undefined;
   readonly url: string;
   readonly status: number;
+  /**
+   * USD the attempt's dropped answer cost (a rejected answer, a broken stream's reported usage);
+   * null or unset when nothing is known of it.
+   */
+  readonly cost?: number | null;
 } & (
   | {
       readonly kind: "transport";
@@ -190,6 +203,12 @@ export interface CallState {
   status: number;
   cacheStatus: "HIT" | "MISS" | null;
   logId: string | null;
+  /**
+   * USD the call's dropped answers cost, as far as the client can know (each failure's `cost`):
+   * an answer the validator rejected, the usage a broken stream reported; unset while none was
+   * known. The event's `failedAttemptsCost`.
+   */
+  failedAttemptsCost?: number;
   /** The last step the call heard from, for a failed call's provider and model. */
   lastEntry: RouteEntry | undefined;
   /** The metadata the call sends besides `route`, and its policy's decision (`call-policy.ts`). */

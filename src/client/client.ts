@@ -9,8 +9,9 @@
 import type { RouteConfig, StepConfig } from "../config/schema.ts";
 import { isKnownProvider, providerSlugs } from "../providers/catalog.ts";
 import type { ProviderAdapter } from "../providers/types.ts";
-import { callSafely, GatewayCall } from "./call.ts";
+import { GatewayCall } from "./call.ts";
 import { choiceProblem, choices, throwProblems, wholeNumberProblem } from "./call-errors.ts";
+import { callSafely } from "./call-event.ts";
 import type { ClientState, PreparedRoute, RestTarget } from "./call-state.ts";
 import { loadAdapter } from "./on-demand/index.ts";
 import { startStream } from "./stream.ts";

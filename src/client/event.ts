@@ -42,8 +42,11 @@ export interface CallEvent {
   cost: number | null;
   /**
    * USD that the call's other attempts cost beside the answer kept (a stream cut or stalled
-   * after tokens were billed, an answer the validator rejected), as the gateway's logs or the
-   * Worker's points priced them; absent when nothing is known of it. Never part of `cost`.
+   * after tokens were billed, an answer the validator rejected); absent when nothing is known of
+   * it. Never part of `cost`. The client prices what it saw: a rejected answer (received whole,
+   * so the same as the gateway's logs), and the usage a broken stream reported before it broke
+   * (a lower bound: a stream cut before its usage says nothing). The gateway's logs and the
+   * Worker's points price every record the gateway billed.
    */
   failedAttemptsCost?: number;
   /** Stable error code when `ok` is false, e.g. `all_steps_failed`, `timeout`. */

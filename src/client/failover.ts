@@ -13,9 +13,10 @@ import {
   InvalidResponseError,
   NetworkError,
   RateLimitedError,
+  stepLabel,
   TimeoutError,
 } from "./answer-errors.ts";
-import type { GatewayError, StepReference } from "./call-errors.ts";
+import { type GatewayError, stepReference } from "./call-errors.ts";
 import type { CallState, Failure, RouteEntry, Trial } from "./call-state.ts";
 import { conductFor, gatewayEnvelope } from "./refusals.ts";
 import { AllStepsFailedError, OutputRejectedError } from "./route-errors.ts";
@@ -53,10 +54,6 @@ function exclude(call: CallState, entry: RouteEntry): void {
   call.excluded.add(entry.index);
 }
 
-function reference({ index, provider, model }: RouteEntry): StepReference {
-  return { index, provider, model };
-}
-
 /**
  * The error and the conduct of a failure: `same` tries the failing step again (a refused
  * prefill); `blamed` is the step to blame when not the failure's own (null: none, as for a
@@ -70,7 +67,7 @@ interface Verdict {
 
 function verdictOf(call: CallState, failure: Failure, order: readonly RouteEntry[]): Verdict {
   const { entry, url, status } = failure;
-  const step = entry && reference(entry);
+  const step = entry && stepReference(entry);
   const fail = (error: GatewayError, at: Trial["at"], health = true) => {
     if (entry !== undefined) observe(call, entry, false, { status, error, at }, health);
   };
@@ -109,7 +106,7 @@ function verdictOf(call: CallState, failure: Failure, order: readonly RouteEntry
       };
     case "unreadable": {
       const error = new InvalidResponseError({
-        message: `The answer${step ? ` from step ${step.index} (${step.provider}/${step.model})` : ""} could not be read: ${failure.detail}`,
+        message: `The answer${stepLabel(step)} could not be read: ${failure.detail}`,
         url,
         status,
         step,
@@ -217,7 +214,7 @@ function exhausted(call: CallState, error: GatewayError): GatewayError {
     : new AllStepsFailedError({
         route: call.route.name,
         steps: [...steps.values()].map(({ entry, status, error: cause }) => ({
-          ...reference(entry),
+          ...stepReference(entry),
           status,
           error: cause,
         })),

@@ -29,7 +29,7 @@
 import { computeCost, getProvider, isKnownProvider, type TokenUsage } from "../providers/index.ts";
 import { withAttemptPlace } from "../wire/attempt-place.ts";
 import { ApiCallError } from "./answer-errors.ts";
-import { callSafely } from "./call.ts";
+import { callSafely } from "./call-event.ts";
 import { gatewayUrlOf } from "./client.ts";
 import type { CallEvent, FailedStep } from "./event.ts";
 import {

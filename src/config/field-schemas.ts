@@ -4,33 +4,14 @@
  * TTLs and retry backoff. Part of the one config schema (`schema.ts`).
  */
 import * as z from "zod";
+import { builtInProviderSlugs, isConfigProviderSlug } from "./provider-slugs.ts";
 
-/** Provider slugs this schema accepts besides `custom-<slug>`. Kept in sync with the registry by a test. */
-export const builtInProviderSlugs = [
-  "openai",
-  "anthropic",
-  "workers-ai",
-  "groq",
-  "mistral",
-  "deepseek",
-  "grok",
-  "google-ai-studio",
-  "openrouter",
-] as const;
+export { builtInProviderSlugs } from "./provider-slugs.ts";
 
-const customProviderPattern = /^custom-[a-z0-9][a-z0-9-]{0,62}$/;
-
-export const providerSlugSchema = z
-  .string()
-  .refine(
-    (slug) =>
-      (builtInProviderSlugs as readonly string[]).includes(slug) ||
-      customProviderPattern.test(slug),
-    {
-      error: (issue) =>
-        `unknown provider "${String(issue.input)}": use one of ${builtInProviderSlugs.join(", ")}, or custom-<slug> for an OpenAI-compatible custom provider`,
-    },
-  );
+export const providerSlugSchema = z.string().refine(isConfigProviderSlug, {
+  error: (issue) =>
+    `unknown provider "${String(issue.input)}": use one of ${builtInProviderSlugs.join(", ")}, or custom-<slug> for an OpenAI-compatible custom provider`,
+});
 
 /** A Pulumi-encrypted value (`{ secure: "v1:..." }`). Recognised, never needed locally. */
 export const secureValueSchema = z.strictObject({ secure: z.string() });

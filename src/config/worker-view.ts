@@ -23,9 +23,9 @@ import { ConfigError } from "./errors.ts";
 import { accountIdSchema, byokSchema, cacheTtlSchema, gatewayIdSchema } from "./field-schemas.ts";
 import { modelKeySchema, priceSchema } from "./price-schema.ts";
 import { keySettingsSchema, workerSettingsSchema } from "./worker-settings-schema.ts";
+import { workerViewVersion } from "./worker-view-version.ts";
 
-/** The view's format version. A Worker refuses a view of another version with a clear error. */
-export const workerViewVersion = 1;
+export { workerViewVersion };
 
 /**
  * What the Worker knows of a gateway: its id (the proxy's path check), its BYOK providers, and

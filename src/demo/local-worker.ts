@@ -4,7 +4,9 @@
  * `wrangler deploy --dry-run` writes (the file Pulumi uploads), loaded into workerd by Miniflare
  * with the bindings of `wrangler.jsonc` (a local KV namespace, the `KeyLedger`, `AppLimiter` and
  * `ProviderMonitor` Durable Objects on SQLite storage, an Analytics Engine dataset), listening on 127.0.0.1 at a
- * port chosen at run time. Used by `stepwise demo`, the benchmarks and the end-to-end tests.
+ * port chosen at run time, behind a small Node front (`framing-front.ts`) that refuses malformed
+ * framing with a JSON 400 as Cloudflare's edge would. Used by `stepwise demo`, the benchmarks and
+ * the end-to-end tests.
  *
  * Miniflare's Analytics Engine dataset drops every point; with `recordAnalytics` the Worker gets
  * a dataset that prints each point instead, and {@link RunningWorker.analyticsPoints} reads them
@@ -19,6 +21,7 @@ import type { Readable } from "node:stream";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
 import { Miniflare } from "miniflare";
+import { startFramingFront } from "./framing-front.ts";
 
 const run = promisify(execFile);
 export const projectRoot = fileURLToPath(new URL("../..", import.meta.url));
@@ -96,7 +99,13 @@ export interface AnalyticsPoint {
 
 /** A running Worker. */
 export interface RunningWorker {
+  /**
+   * Where apps call it: the local front (`framing-front.ts`), which answers malformed HTTP
+   * framing with a JSON 400 as Cloudflare's edge refuses it, and passes the rest to workerd.
+   */
   readonly url: string;
+  /** workerd itself, without the front (what the overhead benchmark measures the proxy on). */
+  readonly workerdUrl: string;
   readonly miniflare: Miniflare;
   /** Everything the Worker wrote to stdout and stderr. */
   readonly logs: string[];
@@ -194,9 +203,14 @@ export async function startWorker(
         : []),
     ],
   });
-  const url = (await miniflare.ready).toString().replace(/\/$/, "");
+  const workerdUrl = (await miniflare.ready).toString().replace(/\/$/, "");
+  const front = await startFramingFront(workerdUrl).catch(async (error: unknown) => {
+    await miniflare.dispose();
+    throw error;
+  });
   return {
-    url,
+    url: front.url,
+    workerdUrl,
     miniflare,
     logs,
     analyticsPoints: () => [...points],
@@ -218,6 +232,9 @@ export async function startWorker(
         check();
       });
     },
-    close: () => miniflare.dispose(),
+    close: async () => {
+      await front.close();
+      await miniflare.dispose();
+    },
   };
 }

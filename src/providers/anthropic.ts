@@ -136,7 +136,6 @@ function parseResponse(body: unknown, requestedModel?: string): ChatResult {
 export const anthropicProvider: ProviderAdapter = {
   ...provider,
   format: "anthropic",
-  upstreamBaseUrl: "https://api.anthropic.com/",
   endpoint: () => "v1/messages",
   defaultHeaders: { "anthropic-version": anthropicVersion },
   authHeaders: (key) => ({ "x-api-key": key, "anthropic-version": anthropicVersion }),

@@ -141,7 +141,6 @@ function parseResponse(body: unknown, requestedModel?: string): ChatResult {
 export const googleAiStudioProvider: ProviderAdapter = {
   ...provider,
   format: "google",
-  upstreamBaseUrl: "https://generativelanguage.googleapis.com/",
   endpoint,
   authHeaders: (key) => ({ "x-goog-api-key": key }),
   requestBody,

@@ -35,6 +35,7 @@ export { getProvider } from "./registry.ts";
 export { createSseDecoder, formatSseEvent, parseSseStream } from "./sse.ts";
 export { invalidStreamEventType } from "./streams.ts";
 export type * from "./types.ts";
+export { upstreamBaseUrlOf } from "./upstreams.ts";
 
 /**
  * A fresh stream parser for one streamed response of a provider: server-sent events in,

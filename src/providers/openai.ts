@@ -93,7 +93,6 @@ export interface OpenAiCompatibleOptions {
   readonly slug: string;
   readonly displayName: string;
   /** The real upstream base URL, ending in `/`. */
-  readonly upstreamBaseUrl: string;
   /** The chat endpoint under the base URL, e.g. `chat/completions` or `v1/chat/completions`. */
   readonly chatPath: string;
   /**
@@ -112,8 +111,7 @@ export interface OpenAiCompatibleOptions {
  * Creates an adapter for an OpenAI-compatible chat API.
  * @example
  * const acme = createOpenAiCompatibleAdapter({
- *   slug: "custom-acme", displayName: "Acme", upstreamBaseUrl: "https://llm.acme.dev/v1/",
- *   chatPath: "chat/completions",
+ *   slug: "custom-acme", displayName: "Acme", chatPath: "chat/completions",
  * });
  */
 export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleOptions): ProviderAdapter {
@@ -121,7 +119,6 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleOptions):
   return {
     ...provider,
     format: "openai",
-    upstreamBaseUrl: options.upstreamBaseUrl,
     endpoint: () => options.chatPath,
     authHeaders: (key) => ({ authorization: `Bearer ${key}` }),
     requestBody: (model: string, request: ChatRequest) =>
@@ -163,7 +160,6 @@ export function createOpenAiCompatibleAdapter(options: OpenAiCompatibleOptions):
 export const openAiProvider = createOpenAiCompatibleAdapter({
   slug: "openai",
   displayName: "OpenAI",
-  upstreamBaseUrl: "https://api.openai.com/v1/",
   chatPath: "chat/completions",
   maxTokensField: "max_completion_tokens",
 });
@@ -172,7 +168,6 @@ export const openAiProvider = createOpenAiCompatibleAdapter({
 export const groqProvider = createOpenAiCompatibleAdapter({
   slug: "groq",
   displayName: "Groq",
-  upstreamBaseUrl: "https://api.groq.com/openai/v1/",
   chatPath: "chat/completions",
   maxTokensField: "max_completion_tokens",
 });
@@ -185,7 +180,6 @@ export const groqProvider = createOpenAiCompatibleAdapter({
 export const mistralProvider = createOpenAiCompatibleAdapter({
   slug: "mistral",
   displayName: "Mistral AI",
-  upstreamBaseUrl: "https://api.mistral.ai/",
   chatPath: "v1/chat/completions",
   sendsStreamUsageOption: false,
 });
@@ -194,7 +188,6 @@ export const mistralProvider = createOpenAiCompatibleAdapter({
 export const deepSeekProvider = createOpenAiCompatibleAdapter({
   slug: "deepseek",
   displayName: "DeepSeek",
-  upstreamBaseUrl: "https://api.deepseek.com/",
   chatPath: "chat/completions",
 });
 
@@ -202,7 +195,6 @@ export const deepSeekProvider = createOpenAiCompatibleAdapter({
 export const grokProvider = createOpenAiCompatibleAdapter({
   slug: "grok",
   displayName: "xAI Grok",
-  upstreamBaseUrl: "https://api.x.ai/",
   chatPath: "v1/chat/completions",
 });
 
@@ -210,20 +202,17 @@ export const grokProvider = createOpenAiCompatibleAdapter({
 export const openRouterProvider = createOpenAiCompatibleAdapter({
   slug: "openrouter",
   displayName: "OpenRouter",
-  upstreamBaseUrl: "https://openrouter.ai/api/",
   chatPath: "v1/chat/completions",
 });
 
 /**
- * An OpenAI-compatible adapter for a custom provider. Its upstream is the custom provider's
- * `base_url`, which Stepwise does not know: a placeholder that never resolves (the emulator
- * overrides it). The caller checks the slug against `customProviderPattern` first.
+ * An OpenAI-compatible adapter for a custom provider (its upstream: `upstreams.ts`). The caller
+ * checks the slug against `customProviderPattern` first.
  */
 export function createCustomProvider(slug: string): ProviderAdapter {
   return createOpenAiCompatibleAdapter({
     slug,
     displayName: `${slug.slice(7)} (custom provider)`,
-    upstreamBaseUrl: "https://custom.invalid/",
     chatPath: "chat/completions",
   });
 }
@@ -235,7 +224,6 @@ export function createCustomProvider(slug: string): ProviderAdapter {
 export const compatAdapter = createOpenAiCompatibleAdapter({
   slug: "compat",
   displayName: "The gateway's compat endpoint",
-  upstreamBaseUrl: "https://gateway.ai.cloudflare.com/",
   chatPath: "compat/chat/completions",
 });
 

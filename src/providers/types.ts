@@ -82,8 +82,6 @@ export interface ProviderAdapter {
   readonly slug: string;
   readonly displayName: string;
   readonly format: WireFormat;
-  /** The provider's real upstream base URL (what AI Gateway forwards to), ending in `/`. */
-  readonly upstreamBaseUrl: string;
   /** Endpoint path under the provider, as used in a universal step and a provider-native URL. */
   endpoint(model: string, request: ChatRequest): string;
   /** Non-secret headers every request to this provider needs, e.g. `anthropic-version`. */

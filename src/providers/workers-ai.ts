@@ -23,12 +23,6 @@ import type { ChatRequest, ChatResult, ProviderAdapter } from "./types.ts";
 
 const provider = { slug: "workers-ai", displayName: "Workers AI" } as const;
 
-/**
- * The account-less stand-in for `https://api.cloudflare.com/client/v4/accounts/{account}/ai/run/`.
- * Through AI Gateway the account comes from the gateway URL.
- */
-export const workersAiUpstreamBaseUrl = "https://api.cloudflare.com/client/v4/ai/run/";
-
 function requestBody(_model: string, request: ChatRequest): Record<string, unknown> {
   return withoutUndefined({
     messages: request.messages.map(({ role, content }) => ({ role, content })),
@@ -68,7 +62,6 @@ function parseResponse(body: unknown, requestedModel?: string): ChatResult {
 export const workersAiProvider: ProviderAdapter = {
   ...provider,
   format: "workers-ai",
-  upstreamBaseUrl: workersAiUpstreamBaseUrl,
   endpoint: (model) => model,
   authHeaders: (key) => ({ authorization: `Bearer ${key}` }),
   requestBody,

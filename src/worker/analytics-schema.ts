@@ -2,8 +2,8 @@
  * @module
  * The Workers Analytics Engine data point of one proxied call: the one place that says which
  * column holds what. The companion Worker writes points with {@link encodeCallPoint}; `stepwise
- * report` reads rows (export files, the SQL API) with {@link decodeCallRow} and builds its SQL from
- * {@link callPointColumns}, so writer and reader cannot drift apart.
+ * report` reads rows (export files, the SQL API) with `decodeCallRow` (`analytics-row.ts`) and
+ * builds its SQL from {@link callPointColumns}, so writer and reader cannot drift apart.
  *
  * | column      | field        | meaning                                                        |
  * |-------------|--------------|----------------------------------------------------------------|
@@ -18,7 +18,7 @@
  * | `blob8`     | mode         | `universal`, `dynamic`, `provider` or `compat`                 |
  * | `blob9`     | keySource    | where the injected key came from (`current`, `previous`, `byok`, `missing`) |
  * | `blob10`    | eventId      | `cf-aig-event-id` of the call (joins with client events and gateway logs) |
- * | `blob11–15` | metadata     | up to five `cf-aig-metadata` entries as `key=value`, sorted by key (not `stepwise`) |
+ * | `blob11–15` | metadata     | up to five `cf-aig-metadata` entries as `key=value`, sorted by key (not `stepwise`, not `app`: that is `blob7`) |
  * | `double1`   | step         | 0-based route step that served; −1 when none did               |
  * | `double2`   | status       | HTTP status answered to the app; 0 when the gateway was unreachable |
  * | `double3`   | latencyMs    | ms from the call's first attempt to the gateway's first byte of this one |
@@ -61,7 +61,10 @@ export interface CallPoint {
   readonly mode: CallPointMode;
   readonly keySource: string | null;
   readonly eventId: string | null;
-  /** At most five entries are written (sorted by key); values are stringified. */
+  /**
+   * At most five entries are written (sorted by key), `app` left out (it is {@link app}); values
+   * are stringified.
+   */
   readonly metadata: Readonly<Record<string, string | number | boolean>>;
   readonly step: number | null;
   readonly status: number;
@@ -73,6 +76,12 @@ export interface CallPoint {
   /** The client's attempt of the call (1 for the first; absent: 1). */
   readonly attempt?: number;
 }
+
+/**
+ * The metadata entry naming the app (the Worker writes it into `cf-aig-metadata`): in `blob7`
+ * only, never repeated among the metadata blobs.
+ */
+export const appMetadataKey = "app";
 
 /** Blob fields in column order (`blob1` … `blob10`); metadata follows in `blob11`–`blob15`. */
 export const blobFields = [
@@ -198,6 +207,7 @@ export function encodeCallPoint(point: CallPoint): EncodedCallPoint {
     attempt: point.attempt ?? 1,
   };
   const metadata = Object.entries(point.metadata)
+    .filter(([key]) => key !== appMetadataKey)
     .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
     .slice(0, metadataColumns.length)
     .map(([key, value]) => bounded(`${key}=${String(value)}`));
@@ -208,72 +218,6 @@ export function encodeCallPoint(point: CallPoint): EncodedCallPoint {
   };
 }
 
-/** A row read back: from an export file or the SQL API, columns by name. */
-export type CallPointRow = Readonly<Record<string, unknown>>;
-
-/** A decoded row, or why it could not be. */
-export type DecodedCallRow =
-  | { readonly ok: true; readonly point: CallPoint; readonly time: number; readonly weight: number }
-  | { readonly ok: false; readonly reason: string };
-
-/**
- * Reads one row written by {@link encodeCallPoint}. Missing optional columns read as unknown;
- * a row without `timestamp`, `blob1` or `double2` is refused with the reason.
- */
-export function decodeCallRow(row: CallPointRow): DecodedCallRow {
-  const time = parseTimestamp(row[timestampColumn]);
-  if (time === null) return { ok: false, reason: "no readable timestamp" };
-  const gateway = text(row[callPointColumns.gateway]);
-  if (!gateway) return { ok: false, reason: `no gateway (${callPointColumns.gateway})` };
-  const status = number(row[callPointColumns.status]);
-  if (status === null || status < 0) {
-    return { ok: false, reason: `no HTTP status (${callPointColumns.status})` };
-  }
-  const step = number(row[callPointColumns.step]);
-  const errorCode = text(row[callPointColumns.errorCode]) || null;
-  const okColumn = number(row[callPointColumns.ok]);
-  const cache = text(row[callPointColumns.cacheStatus]);
-  const mode = text(row[callPointColumns.mode]);
-  const weight = number(row[sampleIntervalColumn]) ?? 1;
-  const attempt = number(row[callPointColumns.attempt]);
-  const metadata: Record<string, string> = {};
-  for (const column of metadataColumns) {
-    const entry = text(row[column]);
-    const equals = entry.indexOf("=");
-    if (equals > 0) metadata[entry.slice(0, equals)] = entry.slice(equals + 1);
-  }
-  return {
-    ok: true,
-    time,
-    weight: Math.max(weight, 1),
-    point: {
-      gateway,
-      route: text(row[callPointColumns.route]),
-      provider: text(row[callPointColumns.provider]) || null,
-      model: text(row[callPointColumns.model]) || null,
-      errorCode,
-      cacheStatus: cache === "HIT" || cache === "MISS" ? cache : null,
-      app: text(row[callPointColumns.app]),
-      mode: isMode(mode) ? mode : "universal",
-      keySource: text(row[callPointColumns.keySource]) || null,
-      eventId: text(row[callPointColumns.eventId]) || null,
-      metadata,
-      step: step === null || step < 0 ? null : step,
-      status,
-      latencyMs: Math.max(0, number(row[callPointColumns.latencyMs]) ?? 0),
-      ok: okColumn === null ? status >= 200 && status < 300 && errorCode === null : okColumn === 1,
-      tokensIn: nonNegative(number(row[callPointColumns.tokensIn])),
-      tokensOut: nonNegative(number(row[callPointColumns.tokensOut])),
-      cost: nonNegative(number(row[callPointColumns.cost])),
-      attempt: attempt === null || attempt < 1 ? 1 : attempt,
-    },
-  };
-}
-
-function isMode(value: string): value is CallPointMode {
-  return value === "universal" || value === "dynamic" || value === "provider" || value === "compat";
-}
-
 function bounded(value: string): string {
   return value.length > maxBlobChars ? value.slice(0, maxBlobChars) : value;
 }
@@ -282,41 +226,4 @@ function truncateBytes(value: string, maxBytes: number): string {
   const bytes = new TextEncoder().encode(value);
   if (bytes.byteLength <= maxBytes) return value;
   return new TextDecoder().decode(bytes.slice(0, maxBytes)).replace(/\uFFFD$/, "");
-}
-
-function text(value: unknown): string {
-  return typeof value === "string"
-    ? value
-    : value === undefined || value === null
-      ? ""
-      : String(value);
-}
-
-function number(value: unknown): number | null {
-  const parsed =
-    typeof value === "number"
-      ? value
-      : typeof value === "string" && value.trim() !== ""
-        ? Number(value)
-        : Number.NaN;
-  return Number.isFinite(parsed) ? parsed : null;
-}
-
-function nonNegative(value: number | null): number | null {
-  return value === null || value < 0 ? null : value;
-}
-
-/** `YYYY-MM-DD hh:mm:ss` (UTC, the SQL API's format), ISO-8601, or epoch seconds/milliseconds. */
-function parseTimestamp(value: unknown): number | null {
-  if (typeof value === "number" && Number.isFinite(value)) {
-    return value < 1e12 ? value * 1000 : value;
-  }
-  if (typeof value !== "string" || value.trim() === "") return null;
-  const trimmed = value.trim();
-  if (/^\d+(\.\d+)?$/.test(trimmed)) return parseTimestamp(Number(trimmed));
-  const iso = /^\d{4}-\d{2}-\d{2} \d{2}:\d{2}:\d{2}(\.\d+)?$/.test(trimmed)
-    ? `${trimmed.replace(" ", "T")}Z`
-    : trimmed;
-  const time = Date.parse(iso);
-  return Number.isFinite(time) ? time : null;
 }

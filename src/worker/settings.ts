@@ -1,14 +1,16 @@
 /**
  * @module
  * Reads the Worker's settings from its bindings: its view of the Stepwise config from
- * `STEPWISE_CONFIG` (the versioned document of `src/config/worker-view.ts`, checked by its schema),
+ * `STEPWISE_CONFIG` (the versioned document of `src/config/worker-view.ts`, checked by its
+ * zod-free reader `worker-view-read.ts`),
  * the gateway URL and the tokens. The view is parsed once per isolate: the parse is kept beside
  * the exact text it came from and reused while a request's binding holds the same text (a
  * redeploy, or a test's fresh `env`, brings new text and a new parse). Everything else is read
  * from `env` on every request.
  */
 import { ConfigError } from "../config/errors.ts";
-import { parseWorkerView, type WorkerView, type WorkerViewGateway } from "../config/worker-view.ts";
+import type { WorkerView, WorkerViewGateway } from "../config/worker-view.ts";
+import { readWorkerView } from "../config/worker-view-read.ts";
 import type { WorkerEnv } from "./bindings.ts";
 
 /** Everything the handlers need besides the KV binding. */
@@ -48,7 +50,7 @@ function parsedView(raw: unknown): WorkerView {
   if (raw === undefined || raw === null || (typeof raw === "string" && raw.trim() === "")) {
     throw missingConfig();
   }
-  const view = parseWorkerView(raw, { source: "STEPWISE_CONFIG" });
+  const view = readWorkerView(raw, "STEPWISE_CONFIG");
   lastParsed = { raw, view };
   return view;
 }

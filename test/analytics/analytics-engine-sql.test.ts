@@ -155,6 +155,15 @@ describe("stepwise report --source analytics-engine (live, through the SQL API)"
         [teams[0], 100],
         [teams[1], 100],
       ]);
+      // The app is written in blob7 only, and `metadata.app` reads it there, as the gateway's
+      // logs carry it in their metadata.
+      const byApp = await buildReport(
+        analyticsEngineSqlSource({ accountId, apiToken, baseURL: own.baseURL, fetch: own.fetch }),
+        { dimensions: ["metadata.app"] },
+      );
+      expect(byApp.groups.map((row) => [row.key["metadata.app"], row.figures.calls])).toEqual([
+        ["app_test", 200],
+      ]);
     } finally {
       own.close();
     }

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
+import { decodeCallRow } from "../../src/worker/analytics-row.ts";
 import {
   type CallPoint,
   callPointColumns,
   callPointSchemaVersion,
-  decodeCallRow,
   encodeCallPoint,
 } from "../../src/worker/analytics-schema.ts";
 
@@ -18,7 +18,7 @@ const point: CallPoint = {
   mode: "universal",
   keySource: "current",
   eventId: "01JADMCQQQBWH3NXZ5GCRN98DP",
-  metadata: { tier: "simple", plan: "free", route: "default" },
+  metadata: { app: "app_1", tier: "simple", plan: "free", route: "default" },
   step: 1,
   status: 200,
   latencyMs: 41.6,
@@ -50,9 +50,25 @@ describe("the Analytics Engine call point", () => {
       point: {
         ...point,
         latencyMs: 42,
-        metadata: { plan: "free", route: "default", tier: "simple" },
+        metadata: { app: "app_1", plan: "free", route: "default", tier: "simple" },
       },
     });
+  });
+
+  it("writes the app in blob7 only, and reads it back as the app metadata entry too", () => {
+    const encoded = encodeCallPoint(point);
+    expect(encoded.blobs[6]).toBe("app_1");
+    expect(encoded.blobs.slice(10)).toEqual(["plan=free", "route=default", "tier=simple"]);
+    // A row of a writer that repeated it among the metadata blobs reads the same.
+    const old = asRow(encoded, {
+      blob11: "app=app_1",
+      blob12: "plan=free",
+      blob13: "route=default",
+      blob14: "tier=simple",
+    });
+    expect(decodeCallRow(old)).toEqual(decodeCallRow(asRow(encoded)));
+    const anonymous = decodeCallRow(asRow(encodeCallPoint({ ...point, app: "", metadata: {} })));
+    expect(anonymous.ok && anonymous.point.metadata).toEqual({});
   });
 
   it("writes nulls as empty blobs and −1 doubles, and reads them back as null", () => {
@@ -75,7 +91,11 @@ describe("the Analytics Engine call point", () => {
     expect(encoded.blobs[2]).toBe("");
     expect(encoded.doubles[0]).toBe(-1);
     const decoded = decodeCallRow(asRow(encoded));
-    expect(decoded.ok && decoded.point).toEqual({ ...failed, latencyMs: 42 });
+    expect(decoded.ok && decoded.point).toEqual({
+      ...failed,
+      latencyMs: 42,
+      metadata: { app: "app_1" },
+    });
   });
 
   it("names each column once, and writes the schema version", () => {

@@ -7,7 +7,7 @@
  * the files and lines.
  *
  * The client's code loaded on demand sits behind one boundary (`src/client/on-demand/index.ts`,
- * its only dynamic `import()`), and a healthy `client.chat` crosses at most six files of `src/`,
+ * its only dynamic `import()`), and a healthy `client.chat` crosses at most seven files of `src/`,
  * entry to `fetch` and back: `chat-path.ts` measures it with V8's coverage, and the test prints them.
  */
 import { readdirSync, readFileSync } from "node:fs";
@@ -118,7 +118,7 @@ describe("import graph", () => {
 });
 
 describe("the path of a client.chat call", () => {
-  it("crosses at most 6 files of src/, entry to fetch and back", async () => {
+  it("crosses at most 7 files of src/, entry to fetch and back", async () => {
     const crossed = await filesCrossedByChat();
     console.log(
       `A healthy client.chat (one OpenAI step, a recorder) crosses ${crossed.length} files:\n${crossed
@@ -126,7 +126,9 @@ describe("the path of a client.chat call", () => {
         .join("\n")}`,
     );
     expect(crossed.map(({ file }) => file)).toContain("src/client/call.ts");
-    expect(crossed.length).toBeLessThanOrEqual(6);
+    // Seven since the call's event moved out of call.ts (which had reached the 400-line limit)
+    // into call-event.ts: a file the path crosses for clarity, not for work.
+    expect(crossed.length).toBeLessThanOrEqual(7);
   });
 });
 

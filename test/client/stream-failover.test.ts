@@ -98,6 +98,21 @@ const unusable: [string, TestResponse][] = [
 ];
 
 describe("client.stream, a 200 that delivered nothing usable", () => {
+  it("reports what a broken stream's reported usage cost apart, and nothing when it reported none", async () => {
+    // Anthropic's `message_start` reports the prompt's 31 tokens before the stream is cut.
+    server.urls[gatewayUrl]!.response = [unusable[2]![1], openaiAnswer];
+    const { client, recorder } = testClient();
+    const answer = await client.stream({ route: "default", messages }).collect();
+    expect(recorder.events[0]).toMatchObject({ ok: true, step: 1, cost: answer.cost });
+    expect(recorder.events[0]?.failedAttemptsCost).toBeCloseTo((31 * 3) / 1e6, 12);
+
+    // An empty stream reported nothing: what it cost is not known here (the gateway's logs know).
+    server.urls[gatewayUrl]!.response = [unusable[0]![1], openaiAnswer];
+    await client.stream({ route: "default", messages }).collect();
+    expect(recorder.events[1]).toMatchObject({ ok: true, step: 1 });
+    expect(recorder.events[1]).not.toHaveProperty("failedAttemptsCost");
+  });
+
   it.each(unusable)("falls back at once to the next step after %s", async (_, broken) => {
     server.urls[gatewayUrl]!.response = [broken, openaiAnswer];
     const { client, recorder, waits, breaker } = testClient({}, {});

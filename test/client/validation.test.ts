@@ -69,6 +69,38 @@ describe("output validation", () => {
     });
   });
 
+  it("reports what a rejected answer cost apart from the answer kept, and nothing it cannot price", async () => {
+    const rejectAnthropic = (result: ChatResponse) => result.served.provider !== "anthropic";
+    server.urls[gatewayUrl]!.response = [anthropic, answerFrom(0, "openai", "gpt-4o-mini")];
+    const seen: ChatResponse[] = [];
+    const { client, recorder } = testClient();
+    const answer = await client.chat({
+      route: "default",
+      messages,
+      validate: (result) => {
+        seen.push(result);
+        return rejectAnthropic(result);
+      },
+    });
+    // The rejected answer came whole, with its usage: what it cost was spent.
+    expect(seen[0]!.cost).toBeGreaterThan(0);
+    expect(recorder.events[0]).toMatchObject({
+      cost: answer.cost,
+      failedAttemptsCost: seen[0]!.cost,
+    });
+
+    // Without prices nothing is known of it: the field is absent, as on a call nothing failed.
+    server.urls[gatewayUrl]!.response = [anthropic, answerFrom(0, "openai", "gpt-4o-mini")];
+    const unpriced = testClient({ prices: undefined });
+    await unpriced.client.chat({ route: "default", messages, validate: rejectAnthropic });
+    server.urls[gatewayUrl]!.response = anthropic;
+    await unpriced.client.chat({ route: "default", messages });
+    expect(unpriced.recorder.events.map((event) => "failedAttemptsCost" in event)).toEqual([
+      false,
+      false,
+    ]);
+  });
+
   it("throws OutputRejectedError with every reason when no step is left", async () => {
     server.urls[gatewayUrl]!.response = [
       anthropic,

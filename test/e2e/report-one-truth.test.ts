@@ -24,8 +24,7 @@ import {
   createGatewayClient,
   type GatewayClientOptions,
 } from "../../src/client/index.ts";
-import { parseConfig, type StepwiseConfig, workerViewText } from "../../src/config/index.ts";
-import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
+import type { Emulator } from "../../src/emulator/index.ts";
 import type { FaultRule } from "../../src/emulator/mocks/types.ts";
 import { appOwnEventId } from "../../src/wire/event-id.ts";
 import { createAppToken, rotateKey } from "../../src/worker-admin/index.ts";
@@ -36,10 +35,10 @@ import {
   perRoute,
 } from "../helpers/three-sources.ts";
 import {
-  buildWorkerBundle,
+  chatProdConfig,
   type RunningWorker,
-  startWorker,
-  type WorkerBundle,
+  startWorkerOverEmulator,
+  type WorkerOverEmulator,
 } from "./worker-harness.ts";
 
 const adminToken = "e2e-one-truth-admin-token-01";
@@ -49,31 +48,23 @@ const keys = {
   groq: "gsk-e2e-one-truth-key-0003",
 };
 
-const config: StepwiseConfig = parseConfig({
-  accountId: "0123456789abcdef0123456789abcdef",
-  gateways: [
-    {
-      id: "chat-prod",
-      authentication: true,
-      routes: {
-        default: [
-          { provider: "anthropic", model: "claude-sonnet-4-5" },
-          { provider: "openai", model: "gpt-4o-mini" },
-          { provider: "groq", model: "llama-3.1-8b-instant" },
-        ],
-      },
-    },
+const config = chatProdConfig(
+  [
+    { provider: "anthropic", model: "claude-sonnet-4-5" },
+    { provider: "openai", model: "gpt-4o-mini" },
+    { provider: "groq", model: "llama-3.1-8b-instant" },
   ],
-  models: {
-    "anthropic/claude-sonnet-4-5": { input: 3, output: 15 },
-    "openai/gpt-4o-mini": { input: 0.15, output: 0.6 },
-    "groq/llama-3.1-8b-instant": { input: 0.05, output: 0.08 },
+  {
+    authentication: true,
+    models: {
+      "anthropic/claude-sonnet-4-5": { input: 3, output: 15 },
+      "openai/gpt-4o-mini": { input: 0.15, output: 0.6 },
+      "groq/llama-3.1-8b-instant": { input: 0.05, output: 0.08 },
+    },
   },
-  keys: { providers: ["anthropic", "openai", "groq"] },
-  worker: { healthProbe: { enabled: false } },
-});
+);
 
-let bundle: WorkerBundle;
+let stack: WorkerOverEmulator;
 let emulator: Emulator;
 let worker: RunningWorker;
 const events: CallEvent[] = [];
@@ -82,23 +73,15 @@ const scenarioOf = new Map<string, string>();
 let requests = 0;
 
 beforeAll(async () => {
-  bundle = await buildWorkerBundle();
-  emulator = await startEmulator({
+  stack = await startWorkerOverEmulator({
     config,
+    adminToken,
     gatewayToken: "e2e-one-truth-gateway-token",
     mockKeys: { anthropic: [keys.anthropic], openai: [keys.openai], groq: [keys.groq] },
+    recordAnalytics: true,
   });
-  worker = await startWorker(
-    bundle.scriptPath,
-    {
-      ROTATE_TOKEN: adminToken,
-      GATEWAY_TOKEN: emulator.gatewayToken,
-      GATEWAY_URL: emulator.url,
-      STEPWISE_CONFIG: workerViewText(config),
-    },
-    { recordAnalytics: true },
-  );
-  const admin = { workerUrl: worker.url, token: adminToken, fetch: globalThis.fetch };
+  ({ emulator, worker } = stack);
+  const { admin } = stack;
   for (const provider of ["anthropic", "openai", "groq"] as const) {
     await rotateKey({ ...admin, provider, key: keys[provider], label: "e2e" });
   }
@@ -123,8 +106,10 @@ beforeAll(async () => {
       return globalThis.fetch(input, init);
     },
     retryDelayMs: 1,
-    // A stalled stream (3 s, below) is given up on long before it would resume.
-    streamIdleTimeoutMs: 300,
+    // A stalled stream (3 s, below) is given up on long before it would resume, and a healthy
+    // one is not given up on when a loaded machine delays its next chunk (at 300 ms, a full
+    // `npm test` beside other work once failed a rescued stream's fallback that way).
+    streamIdleTimeoutMs: 1_500,
     ...extra,
   });
   const client = createGatewayClient(clientOptions());
@@ -237,9 +222,7 @@ beforeAll(async () => {
 }, 180_000);
 
 afterAll(async () => {
-  await worker?.close();
-  await emulator?.close();
-  await bundle?.remove();
+  await stack?.close();
 });
 
 /** The app's own event id of a Worker's point. */
@@ -334,6 +317,24 @@ describe("one run with client- and gateway-side failovers, reported three ways",
       // The cut attempt's tokens were billed: the logs report them apart from the answer's cost.
       const cut = logs.filter((event) => scenarioOf.get(event.id) === "stream cut");
       expect(cut.every((event) => (event.failedAttemptsCost ?? 0) > 0)).toBe(true);
+      // The client knows what the stream reported before the cut (Anthropic's prompt tokens, in
+      // `message_start`): part of what was billed, never more.
+      const cutSeen = byScenario("stream cut");
+      const billed = new Map(cut.map((event) => [event.id, event.failedAttemptsCost ?? 0]));
+      for (const event of cutSeen) {
+        expect(event.failedAttemptsCost).toBeGreaterThan(0);
+        expect(event.failedAttemptsCost).toBeLessThanOrEqual(billed.get(event.id)! + 1e-12);
+      }
+      // A rejected answer came whole: the client's events and the logs agree on what it cost.
+      const failedCost = (calls: readonly CallEvent[], name: string) =>
+        Object.fromEntries(
+          calls
+            .filter((event) => scenarioOf.get(event.id) === name)
+            .map((event) => [event.id, Math.round((event.failedAttemptsCost ?? -1) * 1e12) / 1e12]),
+        );
+      const rejectedCost = failedCost(events, "validate rejection");
+      expect(Object.values(rejectedCost).every((cost) => cost > 0)).toBe(true);
+      expect(failedCost(logs, "validate rejection")).toEqual(rejectedCost);
       // Analytics Engine, call by call: the calls subquery the report's SQL reads from.
       const scope = { dataset: "stepwise_events", window: { since: null, until: null } };
       const response = await sql.fetch(
@@ -370,9 +371,21 @@ describe("one run with client- and gateway-side failovers, reported three ways",
       const routeCalls = events.filter((event) => event.route === "default").length;
       expect(fromEvents).toMatchObject({ calls: routeCalls });
       expect(fromEvents?.fallbackRate).toBeGreaterThan(0.4);
-      expect(
-        route(await buildReport(emulatorLogsSource(config.accountId, "chat-prod", emulator))),
-      ).toEqual(fromEvents);
+      const fromLogs = await buildReport(
+        emulatorLogsSource(config.accountId, "chat-prod", emulator),
+      );
+      expect(route(fromLogs)).toEqual(fromEvents);
+      // The cost of fallback (calls served by a later step, and what they cost) is one figure.
+      const fallback = (report: Report) =>
+        report.explanation?.routes
+          .filter((row) => row.key.route === "default")
+          .map(({ fallback: { calls, cost } }) => ({
+            calls,
+            cost: Math.round(cost * 1e12) / 1e12,
+          }));
+      const eventsReport = await buildReport(memorySource(events));
+      expect(fallback(eventsReport)?.[0]?.calls).toBeGreaterThan(0);
+      expect(fallback(fromLogs)).toEqual(fallback(eventsReport));
       expect(route(await buildReport(source))).toEqual(fromEvents);
     } finally {
       sql.close();

@@ -12,14 +12,12 @@ import path from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { reportCommand } from "../../src/cli/commands/report.ts";
 import { type CallEvent, callbackRecorder, createGatewayClient } from "../../src/client/index.ts";
-import { parseConfig, type StepwiseConfig, workerViewText } from "../../src/config/index.ts";
-import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
 import { createAppToken, rotateKey } from "../../src/worker-admin/index.ts";
 import {
-  buildWorkerBundle,
+  chatProdConfig,
   type RunningWorker,
-  startWorker,
-  type WorkerBundle,
+  startWorkerOverEmulator,
+  type WorkerOverEmulator,
 } from "./worker-harness.ts";
 
 const adminToken = "e2e-analytics-admin-token-0123";
@@ -29,57 +27,38 @@ const keys = {
   wrong: "sk-e2e-analytics-WRONG-003",
 };
 
-const config: StepwiseConfig = parseConfig({
-  accountId: "0123456789abcdef0123456789abcdef",
-  gateways: [
-    {
-      id: "chat-prod",
-      authentication: true,
-      routes: {
-        default: [
-          { provider: "anthropic", model: "claude-sonnet-4-5" },
-          { provider: "openai", model: "gpt-4o-mini" },
-        ],
-      },
-    },
+const config = chatProdConfig(
+  [
+    { provider: "anthropic", model: "claude-sonnet-4-5" },
+    { provider: "openai", model: "gpt-4o-mini" },
   ],
-  models: {
-    "anthropic/claude-sonnet-4-5": { input: 3, output: 15 },
-    "openai/gpt-4o-mini": { input: 0.15, output: 0.6 },
+  {
+    authentication: true,
+    models: {
+      "anthropic/claude-sonnet-4-5": { input: 3, output: 15 },
+      "openai/gpt-4o-mini": { input: 0.15, output: 0.6 },
+    },
   },
-  keys: { providers: ["anthropic", "openai"] },
-  worker: { healthProbe: { enabled: false } },
-});
+);
 
-let bundle: WorkerBundle;
-let emulator: Emulator;
+let stack: WorkerOverEmulator;
 let worker: RunningWorker;
 let directory: string;
 
 beforeAll(async () => {
   directory = await mkdtemp(path.join(tmpdir(), "stepwise-e2e-analytics-"));
-  bundle = await buildWorkerBundle();
-  emulator = await startEmulator({
+  stack = await startWorkerOverEmulator({
     config,
+    adminToken,
     gatewayToken: "e2e-analytics-gateway-token",
     mockKeys: { anthropic: [keys.anthropic], openai: [keys.openai] },
+    recordAnalytics: true,
   });
-  worker = await startWorker(
-    bundle.scriptPath,
-    {
-      ROTATE_TOKEN: adminToken,
-      GATEWAY_TOKEN: emulator.gatewayToken,
-      GATEWAY_URL: emulator.url,
-      STEPWISE_CONFIG: workerViewText(config),
-    },
-    { recordAnalytics: true },
-  );
+  ({ worker } = stack);
 }, 120_000);
 
 afterAll(async () => {
-  await worker?.close();
-  await emulator?.close();
-  await bundle?.remove();
+  await stack?.close();
   if (directory) await rm(directory, { recursive: true, force: true });
 });
 
@@ -117,7 +96,7 @@ function figures(value: Record<string, unknown>) {
 
 describe("Analytics Engine points of a proxied run", () => {
   it("report from the Worker's points = report from the client's own events", async () => {
-    const admin = { workerUrl: worker.url, token: adminToken, fetch: globalThis.fetch };
+    const { admin } = stack;
     await rotateKey({ ...admin, provider: "anthropic", key: keys.anthropic, label: "e2e" });
     await rotateKey({ ...admin, provider: "openai", key: keys.openai, label: "e2e" });
     const app = await createAppToken({ ...admin, name: "e2e-analytics" });

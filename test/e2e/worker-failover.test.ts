@@ -6,15 +6,14 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { rotateCommand } from "../../src/cli/commands/rotate.ts";
-import { parseConfig, type StepwiseConfig, workerViewText } from "../../src/config/index.ts";
-import { type Emulator, startEmulator } from "../../src/emulator/index.ts";
+import type { Emulator } from "../../src/emulator/index.ts";
 import { compileUniversalRequest } from "../../src/routes/index.ts";
 import { createAppToken, rotateKey } from "../../src/worker-admin/index.ts";
 import {
-  buildWorkerBundle,
+  chatProdConfig,
   type RunningWorker,
-  startWorker,
-  type WorkerBundle,
+  startWorkerOverEmulator,
+  type WorkerOverEmulator,
 } from "./worker-harness.ts";
 
 const adminToken = "e2e-admin-token-0123456789";
@@ -24,51 +23,34 @@ const keys = {
   openaiRight: "sk-openai-e2e-right-0003",
 };
 
-const config: StepwiseConfig = parseConfig({
-  accountId: "0123456789abcdef0123456789abcdef",
-  gateways: [
-    {
-      id: "chat-prod",
-      authentication: true,
-      routes: {
-        default: [
-          { provider: "anthropic", model: "claude-sonnet-4-5" },
-          { provider: "openai", model: "gpt-4o-mini" },
-        ],
-      },
-    },
+const config = chatProdConfig(
+  [
+    { provider: "anthropic", model: "claude-sonnet-4-5" },
+    { provider: "openai", model: "gpt-4o-mini" },
   ],
-  keys: { providers: ["anthropic", "openai"] },
-  worker: { healthProbe: { enabled: false } },
-});
+  { authentication: true },
+);
 
-let bundle: WorkerBundle;
+let stack: WorkerOverEmulator;
 let emulator: Emulator;
 let worker: RunningWorker;
 let appToken: string;
 
 beforeAll(async () => {
-  bundle = await buildWorkerBundle();
-  emulator = await startEmulator({
+  stack = await startWorkerOverEmulator({
     config,
+    adminToken,
     gatewayToken: "e2e-gateway-token",
     // The emulator's default: a provider's 401 moves to the next step at once.
     mockKeys: { anthropic: [keys.anthropicRight], openai: [keys.openaiRight] },
   });
-  worker = await startWorker(bundle.scriptPath, {
-    ROTATE_TOKEN: adminToken,
-    GATEWAY_TOKEN: emulator.gatewayToken,
-    GATEWAY_URL: emulator.url,
-    STEPWISE_CONFIG: workerViewText(config),
-  });
+  ({ emulator, worker } = stack);
   appToken = (await createAppToken({ workerUrl: worker.url, token: adminToken, name: "e2e" }))
     .token;
 }, 120_000);
 
 afterAll(async () => {
-  await worker?.close();
-  await emulator?.close();
-  await bundle?.remove();
+  await stack?.close();
 });
 
 async function chat(): Promise<{

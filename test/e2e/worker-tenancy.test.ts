@@ -34,10 +34,22 @@ const config: StepwiseConfig = parseConfig({
       routes: { default: route },
     },
     { id: "plain", authentication: true, routes: { default: route } },
+    // Caching turned on in the dashboard, behind the config's back (the emulator's settings).
+    { id: "dashboard", authentication: true, cache: { ttl: 300 }, routes: { default: route } },
   ],
   keys: { providers: ["openai"] },
   worker: { healthProbe: { enabled: false } },
 });
+
+/** What the Worker is told: the `dashboard` gateway's config names no TTL. */
+const workerConfig: StepwiseConfig = {
+  ...config,
+  gateways: config.gateways.map((gateway) =>
+    gateway.id === "dashboard"
+      ? { ...gateway, cache: { ...gateway.cache, ttl: 0, shareBetweenApps: false } }
+      : gateway,
+  ),
+};
 
 let bundle: WorkerBundle;
 let emulator: Emulator;
@@ -58,7 +70,7 @@ beforeAll(async () => {
     ROTATE_TOKEN: adminToken,
     GATEWAY_TOKEN: emulator.gatewayToken,
     GATEWAY_URL: emulator.url,
-    STEPWISE_CONFIG: workerViewText(config),
+    STEPWISE_CONFIG: workerViewText(workerConfig),
   });
   const admin = { workerUrl: worker.url, token: adminToken, fetch: globalThis.fetch };
   await rotateKey({ ...admin, provider: "openai", key: openaiKey, label: "e2e" });
@@ -133,6 +145,36 @@ describe("cached answers belong to the app that asked", () => {
     const question = "One shared answer";
     expect((await ask("b", "shared", "gpt-4o-mini", question)).cache).toBe("MISS");
     expect((await ask("a", "shared", "gpt-4o-mini", question)).cache).toBe("HIT");
+  });
+
+  it("a cache enabled in the dashboard, which the Worker's config does not name, never answers another app", async () => {
+    // The Worker sends such a call with cf-aig-skip-cache: true, which the emulator honours as
+    // caching.mdx says: "Skip cache refers to bypassing the cache and fetching the request
+    // directly from the original provider, without utilizing any cached copy."
+    const question = "Asked behind the config's back";
+    expect((await ask("b", "dashboard", "gpt-4o-mini", question)).cache).not.toBe("HIT");
+    expect((await ask("a", "dashboard", "gpt-4o-mini", question)).cache).not.toBe("HIT");
+    const keyed = { "cf-aig-cache-key": "K2" };
+    await ask("b", "dashboard", "gpt-4o", "B's keyed question", keyed);
+    const other = await ask("a", "dashboard", "gpt-4o-mini", "A's keyed question", keyed);
+    expect(other.cache).not.toBe("HIT");
+    expect(other.model).toContain("gpt-4o-mini");
+    // The same call straight to the gateway shows the dashboard's cache is on.
+    const direct = async () =>
+      fetch(`${emulator.url}/v1/${config.accountId}/dashboard/compat/chat/completions`, {
+        method: "POST",
+        headers: {
+          "content-type": "application/json",
+          "cf-aig-authorization": `Bearer ${emulator.gatewayToken}`,
+          authorization: `Bearer ${openaiKey}`,
+        },
+        body: JSON.stringify({
+          model: "openai/gpt-4o-mini",
+          messages: [{ role: "user", content: "Straight to the gateway" }],
+        }),
+      });
+    expect((await direct()).headers.get("cf-aig-cache-status")).toBe("MISS");
+    expect((await direct()).headers.get("cf-aig-cache-status")).toBe("HIT");
   });
 
   it("where the gateway does not cache, the Worker sends no key that would turn caching on", async () => {

@@ -5,29 +5,12 @@
  * other coding reaches the Worker still encoded and is refused with a 502, never passed on for
  * the app's client to decode. An answer with two `Content-Length` headers is a JSON 502.
  */
-import http from "node:http";
-import type { AddressInfo } from "node:net";
 import { brotliCompressSync, deflateSync, gzipSync } from "node:zlib";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { parseConfig, workerViewText } from "../../src/config/index.ts";
-import { createAppToken, rotateKey } from "../../src/worker-admin/index.ts";
-import {
-  buildWorkerBundle,
-  type RunningWorker,
-  startWorker,
-  type WorkerBundle,
-} from "./worker-harness.ts";
+import { chatProdConfig, startWorkerOverServer, type WorkerOverServer } from "./worker-harness.ts";
 
-const adminToken = "encoding-admin-token-0123456789";
 const key = "sk-e2e-ENCODING-openai-5d20c7";
-const config = parseConfig({
-  accountId: "0123456789abcdef0123456789abcdef",
-  gateways: [
-    { id: "chat-prod", routes: { default: [{ provider: "openai", model: "gpt-4o-mini" }] } },
-  ],
-  keys: { providers: ["openai"] },
-  worker: { healthProbe: { enabled: false } },
-});
+const config = chatProdConfig([{ provider: "openai", model: "gpt-4o-mini" }]);
 
 const encoders: Record<string, (body: Buffer) => Buffer> = {
   gzip: (body) => gzipSync(body),
@@ -37,62 +20,49 @@ const encoders: Record<string, (body: Buffer) => Buffer> = {
   "gzip, gzip": (body) => gzipSync(gzipSync(body)),
 };
 
-let bundle: WorkerBundle;
-let worker: RunningWorker;
-let gateway: http.Server;
-let appToken: string;
+let stack: WorkerOverServer;
 const acceptEncodings: (string | undefined)[] = [];
 
 beforeAll(async () => {
-  gateway = http.createServer((request, response) => {
-    request.resume();
-    request.on("end", () => {
-      if (request.headers["x-test-lengths"] !== undefined) {
-        // Two Content-Length headers (RFC 9112 §6.3: a message to treat as unrecoverable).
-        const [first, second] = String(request.headers["x-test-lengths"]).split(",");
-        request.socket.end(
-          `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${first}\r\ncontent-length: ${second}\r\n\r\n{"ok":true}`,
-        );
-        return;
-      }
-      acceptEncodings.push(request.headers["accept-encoding"]);
-      const encoding = String(request.headers["x-test-encoding"] ?? "gzip");
-      const text = JSON.stringify({
-        error: { message: `bad key ${request.headers.authorization}` },
+  stack = await startWorkerOverServer(
+    (request, response) => {
+      request.resume();
+      request.on("end", () => {
+        if (request.headers["x-test-lengths"] !== undefined) {
+          // Two Content-Length headers (RFC 9112 §6.3: a message to treat as unrecoverable).
+          const [first, second] = String(request.headers["x-test-lengths"]).split(",");
+          request.socket.end(
+            `HTTP/1.1 200 OK\r\ncontent-type: application/json\r\ncontent-length: ${first}\r\ncontent-length: ${second}\r\n\r\n{"ok":true}`,
+          );
+          return;
+        }
+        acceptEncodings.push(request.headers["accept-encoding"]);
+        const encoding = String(request.headers["x-test-encoding"] ?? "gzip");
+        const text = JSON.stringify({
+          error: { message: `bad key ${request.headers.authorization}` },
+        });
+        const body = encoders[encoding]!(Buffer.from(text));
+        response.writeHead(401, {
+          "content-type": "application/json",
+          "content-encoding": encoding,
+          "content-length": String(body.byteLength),
+        });
+        response.end(body);
       });
-      const body = encoders[encoding]!(Buffer.from(text));
-      response.writeHead(401, {
-        "content-type": "application/json",
-        "content-encoding": encoding,
-        "content-length": String(body.byteLength),
-      });
-      response.end(body);
-    });
-  });
-  await new Promise<void>((resolve) => gateway.listen(0, "127.0.0.1", resolve));
-  const { port } = gateway.address() as AddressInfo;
-  bundle = await buildWorkerBundle();
-  worker = await startWorker(bundle.scriptPath, {
-    ROTATE_TOKEN: adminToken,
-    GATEWAY_URL: `http://127.0.0.1:${port}`,
-    STEPWISE_CONFIG: workerViewText(config),
-  });
-  await rotateKey({
-    workerUrl: worker.url,
-    provider: "openai",
-    key,
-    token: adminToken,
-    label: "encoding",
-    fetch: globalThis.fetch,
-  });
-  appToken = (await createAppToken({ workerUrl: worker.url, token: adminToken, name: "codings" }))
-    .token;
+    },
+    {
+      config,
+      adminToken: "encoding-admin-token-0123456789",
+      provider: "openai",
+      key,
+      label: "encoding",
+      appName: "codings",
+    },
+  );
 }, 120_000);
 
 afterAll(async () => {
-  await worker?.close();
-  await bundle?.remove();
-  await new Promise((resolve) => gateway?.close(resolve));
+  await stack?.close();
 });
 
 /** A compat call whose (fake) gateway answers in `encoding`; the body as raw bytes. */
@@ -101,7 +71,9 @@ async function chat(
   extra: Record<string, string> = {},
 ): Promise<{ status: number; type: string; text: string }> {
   const { request } = await import("node:http");
-  const url = new URL(`${worker.url}/v1/${config.accountId}/chat-prod/compat/chat/completions`);
+  const url = new URL(
+    `${stack.worker.url}/v1/${config.accountId}/chat-prod/compat/chat/completions`,
+  );
   const body = JSON.stringify({ model: "openai/gpt-4o-mini", messages: [] });
   // node:http, not fetch: whatever the Worker sends is read as sent, never decoded here.
   return new Promise((resolve, reject) => {
@@ -111,7 +83,7 @@ async function chat(
         method: "POST",
         headers: {
           "content-type": "application/json",
-          "cf-aig-authorization": `Bearer ${appToken}`,
+          "cf-aig-authorization": `Bearer ${stack.appToken}`,
           "accept-encoding": "identity",
           "x-test-encoding": encoding,
           ...extra,

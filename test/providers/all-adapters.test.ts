@@ -7,6 +7,7 @@ import {
   ProviderResponseError,
   providerSlugs,
 } from "../../src/providers/index.ts";
+import { upstreamBaseUrlOf } from "../../src/providers/upstreams.ts";
 
 const slugs = [...providerSlugs, "custom-acme"];
 
@@ -14,7 +15,7 @@ describe.each(slugs)("%s: behaviour every adapter shares", (slug) => {
   const adapter = getProvider(slug);
 
   it("declares an https upstream ending in /", () => {
-    expect(adapter.upstreamBaseUrl).toMatch(/^https:\/\/.+\/$/);
+    expect(upstreamBaseUrlOf(slug)).toMatch(/^https:\/\/.+\/$/);
   });
 
   it.each([

@@ -4,16 +4,15 @@ import {
   getProvider,
   ProviderResponseError,
 } from "../../src/providers/index.ts";
+import { upstreamBaseUrlOf } from "../../src/providers/upstreams.ts";
 import { conversation, fixtureText, readFixtureJson } from "./helpers.ts";
 
 const anthropic = getProvider("anthropic");
 
 describe("anthropic adapter", () => {
   it("targets v1/messages with x-api-key and anthropic-version", () => {
-    expect(anthropic).toMatchObject({
-      format: "anthropic",
-      upstreamBaseUrl: "https://api.anthropic.com/",
-    });
+    expect(anthropic).toMatchObject({ format: "anthropic" });
+    expect(upstreamBaseUrlOf("anthropic")).toBe("https://api.anthropic.com/");
     expect(anthropic.endpoint("claude-sonnet-4-5", conversation)).toBe("v1/messages");
     expect(anthropic.authHeaders("sk-ant-test")).toStrictEqual({
       "x-api-key": "sk-ant-test",

@@ -4,6 +4,7 @@ import {
   getProvider,
   ProviderResponseError,
 } from "../../src/providers/index.ts";
+import { upstreamBaseUrlOf } from "../../src/providers/upstreams.ts";
 import { conversation, fixtureText, readFixtureJson } from "./helpers.ts";
 
 const google = getProvider("google-ai-studio");
@@ -12,8 +13,10 @@ describe("google-ai-studio adapter", () => {
   it("targets generateContent, or streamGenerateContent with alt=sse, with x-goog-api-key", () => {
     expect(google).toMatchObject({
       format: "google",
-      upstreamBaseUrl: "https://generativelanguage.googleapis.com/",
     });
+    expect(upstreamBaseUrlOf("google-ai-studio")).toBe(
+      "https://generativelanguage.googleapis.com/",
+    );
     expect(google.endpoint("gemini-2.5-flash", conversation)).toBe(
       "v1beta/models/gemini-2.5-flash:streamGenerateContent?alt=sse",
     );

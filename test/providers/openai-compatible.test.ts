@@ -1,5 +1,9 @@
 import { describe, expect, it } from "vitest";
-import { getProvider, ProviderResponseError } from "../../src/providers/index.ts";
+import {
+  getProvider,
+  ProviderResponseError,
+  upstreamBaseUrlOf,
+} from "../../src/providers/index.ts";
 import {
   conversation,
   fixtureText,
@@ -16,8 +20,8 @@ describe.each(cases)("$provider adapter", (testCase) => {
     expect(adapter).toMatchObject({
       slug: testCase.provider,
       format: "openai",
-      upstreamBaseUrl: testCase.upstreamBaseUrl,
     });
+    expect(upstreamBaseUrlOf(testCase.provider)).toBe(testCase.upstreamBaseUrl);
     expect(adapter.endpoint(testCase.model, conversation)).toBe(testCase.endpoint);
     expect(adapter.authHeaders("sk-test")).toStrictEqual({ authorization: "Bearer sk-test" });
   });

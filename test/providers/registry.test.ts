@@ -7,6 +7,7 @@ import {
   providerSlugs,
   UnknownProviderError,
 } from "../../src/providers/index.ts";
+import { upstreamBaseUrlOf } from "../../src/providers/upstreams.ts";
 
 describe("provider registry", () => {
   it("lists every built-in provider", () => {
@@ -55,8 +56,8 @@ describe("provider registry", () => {
     expect(acme).toMatchObject({
       slug: "custom-acme",
       format: "openai",
-      upstreamBaseUrl: "https://custom.invalid/",
     });
+    expect(upstreamBaseUrlOf("custom-acme")).toBe("https://custom.invalid/");
     expect(acme.displayName).toContain("acme");
     expect(acme.endpoint("acme-large", { messages: [] })).toBe("chat/completions");
     expect(acme.authHeaders("k")).toStrictEqual({ authorization: "Bearer k" });

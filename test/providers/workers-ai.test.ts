@@ -4,6 +4,7 @@ import {
   getProvider,
   ProviderResponseError,
 } from "../../src/providers/index.ts";
+import { upstreamBaseUrlOf } from "../../src/providers/upstreams.ts";
 import { conversation, fixtureText, readFixtureJson } from "./helpers.ts";
 
 const workersAi = getProvider("workers-ai");
@@ -11,10 +12,8 @@ const model = "@cf/meta/llama-3.1-8b-instruct";
 
 describe("workers-ai adapter", () => {
   it("uses the model as the endpoint, with Bearer auth", () => {
-    expect(workersAi).toMatchObject({
-      format: "workers-ai",
-      upstreamBaseUrl: "https://api.cloudflare.com/client/v4/ai/run/",
-    });
+    expect(workersAi).toMatchObject({ format: "workers-ai" });
+    expect(upstreamBaseUrlOf("workers-ai")).toBe("https://api.cloudflare.com/client/v4/ai/run/");
     expect(workersAi.endpoint(model, conversation)).toBe("@cf/meta/llama-3.1-8b-instruct");
     expect(workersAi.authHeaders("cf-token")).toStrictEqual({ authorization: "Bearer cf-token" });
   });

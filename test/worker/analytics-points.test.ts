@@ -5,11 +5,8 @@
  * client named, the step, provider and model that served, tokens and cost.
  */
 import { describe, expect, it } from "vitest";
-import {
-  type CallPointRow,
-  decodeCallRow,
-  metadataColumns,
-} from "../../src/worker/analytics-schema.ts";
+import { type CallPointRow, decodeCallRow } from "../../src/worker/analytics-row.ts";
+import { metadataColumns } from "../../src/worker/analytics-schema.ts";
 import type { AnalyticsDataPoint } from "../../src/worker/index.ts";
 import { accountId, createHarness, defaultGateway, testConfig } from "./harness.ts";
 
@@ -93,6 +90,12 @@ describe("Analytics Engine points", () => {
         metadata: { app: app.id, route: "default", team: "checkout" },
       });
       expect(row.point.cost).toBeCloseTo(0.00045, 10);
+    }
+    // The app is in its own blob (blob7) only, not repeated among the metadata blobs; the
+    // reader gives it back as the `app` entry the gateway's logs carry.
+    for (const point of harness.events) {
+      expect(point.blobs?.[6]).toBe(app.id);
+      expect(point.blobs?.slice(10)).toEqual(["route=default", "team=checkout"]);
     }
     expect(JSON.stringify(harness.events)).not.toContain("sk-openai-points");
     expect(metadataColumns).toHaveLength(5);

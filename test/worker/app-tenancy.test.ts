@@ -134,10 +134,10 @@ describe("metadata and event ids", () => {
     const [step] = JSON.parse(sent.body) as { headers: Record<string, string> }[];
     expect(JSON.parse(step!.headers["cf-aig-metadata"]!)).toEqual({ app: app.id });
     expect(step!.headers["cf-aig-event-id"]).toBe(`${app.id}:victim:1`);
-    // Analytics Engine keeps the metadata as sent upstream.
-    expect(harness.events[0]!.blobs).toEqual(
-      expect.arrayContaining([`app=${app.id}`, "route=default", "user=u1"]),
-    );
+    // Analytics Engine keeps the metadata as sent upstream, the app in its own blob (blob7).
+    expect(harness.events[0]!.blobs?.[6]).toBe(app.id);
+    expect(harness.events[0]!.blobs).toEqual(expect.arrayContaining(["route=default", "user=u1"]));
+    expect(harness.events[0]!.blobs).not.toContain("app=victim");
   });
 
   it("refuses malformed metadata with a JSON 400 before anything goes upstream", async () => {
@@ -399,5 +399,41 @@ describe("the cache key the Worker sends", () => {
       headers: { "cf-aig-cache-ttl": "600" },
     });
     expect(sentKey(harness)).toMatch(new RegExp(`^stepwise:${app.id}:call:`));
+  });
+
+  it("where the config names no TTL the call skips the cache, so one enabled in the dashboard never answers another app", async () => {
+    const harness = await withKeys();
+    const app = await createApp(harness, "plain");
+    const skipped = () => harness.gatewayCalls.at(-1)!.headers["cf-aig-skip-cache"];
+    await harness.call("POST", compatPath, { token: app.token, body: compatBody });
+    expect(skipped()).toBe("true");
+    await harness.call("POST", compatPath, {
+      token: app.token,
+      body: compatBody,
+      headers: { "cf-aig-skip-cache": "false" },
+    });
+    expect(skipped()).toBe("true");
+    await harness.call("POST", `/v1/${accountId}/chat/openai/v1/chat/completions`, {
+      token: app.token,
+      body: JSON.stringify(compatBody),
+    });
+    expect(skipped()).toBe("true");
+    // A universal step's own skip directive wins at the gateway: it is made a skip too.
+    await harness.call("POST", `/v1/${accountId}/chat`, {
+      token: app.token,
+      body: [
+        {
+          provider: "openai",
+          endpoint: "chat/completions",
+          headers: { "cf-aig-skip-cache": "false" },
+          query: compatBody,
+        },
+      ],
+    });
+    expect(skipped()).toBe("true");
+    const steps = JSON.parse(harness.gatewayCalls.at(-1)!.body) as {
+      headers: Record<string, string>;
+    }[];
+    expect(steps[0]!.headers["cf-aig-skip-cache"]).toBe("true");
   });
 });

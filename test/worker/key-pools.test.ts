@@ -154,7 +154,7 @@ describe("key pools: several keys per provider", () => {
     expect(point.doubles?.[0]).toBe(1);
     expect(point.doubles?.[8]).toBe(2);
     expect(point.doubles?.[2]).toBeGreaterThanOrEqual(30);
-    expect(point.blobs?.slice(10)).toEqual([`app=${app.id}`, "plan=pro", "route=default"]);
+    expect(point.blobs?.slice(10)).toEqual(["plan=pro", "route=default"]);
   });
 
   it("spreads calls across the healthy keys of a pool", async () => {

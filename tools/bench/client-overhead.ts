@@ -14,6 +14,7 @@ import {
   type FetchFunction,
   type GatewayClient,
 } from "../../src/client/index.ts";
+import { interleavedWithCpu } from "./cpu-interleaved.ts";
 import { accountId, benchKey, gatewayId, messages, secondary, universalBody } from "./fixtures.ts";
 import { startEmulatorChild, startMocks } from "./lab.ts";
 import { type Call, type LoadResult, runInterleaved } from "./load.ts";
@@ -43,31 +44,6 @@ interface CaseResult {
 
 /** Calls per side with `fetch` stubbed out. */
 const stubbedCalls = (context: BenchContext) => (context.quick ? 4_000 : 20_000);
-
-/** Runs interleaved blocks, adding up each side's process CPU time. */
-async function interleavedWithCpu<Name extends string>(
-  sides: Record<Name, Call>,
-  options: { count: number; blocks: number; warmup: number; progress: (text: string) => void },
-): Promise<{ sides: Record<Name, LoadResult>; cpuUs: Record<Name, number> }> {
-  const cpu = {} as Record<Name, number>;
-  let started = process.cpuUsage();
-  const result = await runInterleaved(sides, {
-    ...options,
-    beforeBlock: () => {
-      started = process.cpuUsage();
-    },
-    onBlock: (done, total, name) => {
-      const used = process.cpuUsage(started);
-      cpu[name as Name] = (cpu[name as Name] ?? 0) + used.user + used.system;
-      options.progress(`block ${done}/${total}`);
-    },
-  });
-  const cpuUs = {} as Record<Name, number>;
-  for (const name of Object.keys(sides) as Name[]) {
-    cpuUs[name] = cpu[name] / Math.max(1, result.sides[name].latencies.length);
-  }
-  return { sides: result.sides, cpuUs };
-}
 
 /** Client default deadline, armed by the "raw fetch with a deadline" side the same way. */
 const deadlineMs = 120_000;

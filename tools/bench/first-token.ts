@@ -11,15 +11,24 @@
  */
 import { callbackRecorder, createGatewayClient } from "../../src/client/index.ts";
 import { compileUniversalRequest } from "../../src/routes/index.ts";
+import {
+  allPaths,
+  chunks,
+  concurrency,
+  describe,
+  gapMs,
+  type Measured,
+  type Path,
+} from "./first-token-report.ts";
 import { accountId, benchKey, gatewayId, secondary } from "./fixtures.ts";
-import { startEmulatorChild, startPortkeyChild } from "./lab.ts";
+import { startEmulatorChild, startPassThroughChild, startPortkeyChild } from "./lab.ts";
 import { type Call, runInterleaved } from "./load.ts";
-import { markdownTable } from "./markdown.ts";
-import { noiseParts, noiseStatement, partsOf, samplesByBlock } from "./noise.ts";
+import { samplesByBlock } from "./noise.ts";
+import { startForwardingWorker } from "./servers/forwarding-worker.ts";
 import { promptFor, startPacedStream } from "./servers/paced-stream.ts";
-import { portkeyFallbackConfig, portkeyVersion } from "./servers/portkey.ts";
+import { portkeyFallbackConfig } from "./servers/portkey.ts";
 import { startWorkerFront } from "./servers/worker-front.ts";
-import { formatDeltaMs, formatMs, formatRatio, summarize } from "./stats.ts";
+import { measureStreamCpu } from "./stream-cpu.ts";
 import {
   clientStreamCall,
   createProbe,
@@ -27,25 +36,7 @@ import {
   type StreamProbe,
   type StreamSamples,
 } from "./stream-probe.ts";
-import type { BenchContext, Benchmark, BenchResult, TargetCheck } from "./types.ts";
-
-const concurrency = 16;
-const chunks = 8;
-const gapMs = 5;
-/** Issue 29's targets, in ms added at the median. */
-const goals = { emulator: 0.5, worker: 1, client: 0.1, deliveryMs: 1 };
-
-type Path = "direct" | "emulator" | "client" | "worker" | "workerClient" | "portkey";
-
-/** Each path, its label, and the path it is measured against ("the layer below"). */
-const allPaths: readonly { path: Path; label: string; below?: Path }[] = [
-  { path: "direct", label: "app → upstream (direct)" },
-  { path: "emulator", label: "app → emulator → upstream", below: "direct" },
-  { path: "client", label: "client → emulator → upstream", below: "emulator" },
-  { path: "worker", label: "app → Worker (workerd) → emulator → upstream", below: "emulator" },
-  { path: "workerClient", label: "client → Worker → emulator → upstream", below: "worker" },
-  { path: "portkey", label: "app → Portkey → upstream", below: "direct" },
-];
+import type { BenchContext, Benchmark, BenchResult } from "./types.ts";
 
 function universal(id: number, withKeys: boolean): string {
   const request = { messages: [{ role: "user", content: promptFor(id) }], stream: true } as const;
@@ -69,6 +60,8 @@ async function run(context: BenchContext): Promise<BenchResult> {
     startPortkeyChild(context.cleanup),
   ]);
   const worker = await startWorkerFront(context.cleanup, emulator.url);
+  const passThrough = await startPassThroughChild(context.cleanup, upstream.url);
+  const forwardingUrl = await startForwardingWorker(context.cleanup, emulator.url);
   const json = { "content-type": "application/json" };
   const gatewayPath = `/v1/${accountId}/${gatewayId}`;
   const clientFor = (baseUrl: string, token?: string) =>
@@ -99,6 +92,16 @@ async function run(context: BenchContext): Promise<BenchResult> {
       url: `${upstream.url}v1/chat/completions`,
       headers: { ...json, authorization: `Bearer ${benchKey("openai")}` },
       body: openAiBody(id),
+    })),
+    passThrough: rawStreamCall(probes.passThrough, (id) => ({
+      url: `${passThrough.url}/v1/chat/completions`,
+      headers: { ...json, authorization: `Bearer ${benchKey("openai")}` },
+      body: openAiBody(id),
+    })),
+    forwarding: rawStreamCall(probes.forwarding, (id) => ({
+      url: `${forwardingUrl}${gatewayPath}`,
+      headers: json,
+      body: universal(id, true),
     })),
     emulator: rawStreamCall(probes.emulator, (id) => ({
       url: `${emulator.url}${gatewayPath}`,
@@ -194,145 +197,9 @@ async function run(context: BenchContext): Promise<BenchResult> {
       ) as Record<Path, number[][]>,
     });
   }
-  return describe(measured, paths, portkeyNote);
-}
-
-interface Measured {
-  readonly name: string;
-  readonly samples: Record<Path, StreamSamples>;
-  /** Each path's first-token samples by block, for the noise. */
-  readonly firstTokenBlocks: Record<Path, number[][]>;
-}
-
-/** What the emulator and the Worker add to the first token, over the sequential run's parts. */
-function firstTokenNoise(sequential: Measured): string {
-  const parts = (path: Path) =>
-    partsOf(sequential.firstTokenBlocks[path], noiseParts, (a, b) => a.concat(b)).map(
-      (samples) => summarize(samples).median,
-    );
-  const [direct, emulator, worker] = [parts("direct"), parts("emulator"), parts("worker")];
-  return noiseStatement(
-    `about ${Math.round(sequential.samples.direct.firstToken.length / noiseParts)} sequential streams per path`,
-    [
-      {
-        figure: "the emulator's median first token over direct's",
-        values: emulator.map((value, index) => value / direct[index]!),
-        format: formatRatio,
-      },
-      {
-        figure: "the Worker's over the emulator's",
-        values: worker.map((value, index) => value / emulator[index]!),
-        format: formatRatio,
-      },
-    ],
-  );
-}
-
-/** The target each layer's row carries: what it may add to the first token at the median. */
-const layerGoals: Partial<Record<Path, { goal: number; name: string }>> = {
-  emulator: { goal: goals.emulator, name: "emulator adds to the first token" },
-  worker: { goal: goals.worker, name: "Worker adds to the first token" },
-  client: { goal: goals.client, name: "client adds to the first token" },
-};
-
-function describe(
-  measured: readonly Measured[],
-  paths: typeof allPaths,
-  portkeyNote: string | undefined,
-): BenchResult {
-  const rows: string[][] = [];
-  const targets: TargetCheck[] = [];
-  for (const { name, samples } of measured) {
-    const median = (path: Path, of: keyof StreamSamples) => summarize(samples[path][of]).median;
-    const sequential = name === "sequential";
-    for (const { path, label, below } of paths) {
-      const first = summarize(samples[path].firstToken);
-      const gaps = summarize(samples[path].gaps);
-      const delivery = summarize(samples[path].delivery);
-      const added = below === undefined ? Number.NaN : first.median - median(below, "firstToken");
-      const layer = layerGoals[path];
-      let target = "";
-      if (layer !== undefined) {
-        const met = added <= layer.goal;
-        target = `≤ ${formatMs(layer.goal)}: ${met ? "met" : "**missed**"}`;
-        if (sequential) {
-          targets.push({
-            name: layer.name,
-            goal: `≤ ${formatMs(layer.goal)} at the median`,
-            measured: formatDeltaMs(added),
-            met,
-          });
-        }
-      }
-      if (path === "client") {
-        const met = delivery.median <= goals.deliveryMs;
-        target += `; chunk ≤ ${formatMs(goals.deliveryMs)}: ${met ? "met" : "**missed**"}`;
-        if (sequential) {
-          targets.push({
-            name: "a chunk written upstream reaches the app (client → emulator)",
-            goal: `≤ ${formatMs(goals.deliveryMs)} at the median`,
-            measured: formatMs(delivery.median),
-            met,
-          });
-        }
-      }
-      rows.push([
-        name,
-        label,
-        String(first.count),
-        formatMs(first.median),
-        formatMs(first.p99),
-        path === "direct" ? "—" : formatDeltaMs(first.median - median("direct", "firstToken")),
-        below === undefined || below === "direct" ? "—" : formatDeltaMs(added),
-        formatMs(gaps.median),
-        formatMs(gaps.p99),
-        formatMs(delivery.median),
-        formatMs(delivery.p99),
-        path === "direct" ? "—" : formatDeltaMs(delivery.median - median("direct", "delivery")),
-        target || "—",
-      ]);
-    }
-  }
-  const table = markdownTable(
-    [
-      "load",
-      "path",
-      "streams",
-      "first token p50",
-      "p99",
-      "added vs direct (p50)",
-      "added by this layer (p50)",
-      "chunk gap p50",
-      "p99",
-      "chunk write → app p50",
-      "p99",
-      "added vs direct (p50)",
-      "target (p50)",
-    ],
-    rows,
-    ["left", "left", ...Array<"right">(10).fill("right"), "left"],
-  );
-  const body = [
-    `Streamed answers of one paced upstream (a loopback server in this process speaking OpenAI's stream format: ${chunks} text chunks, the first written with the headers, then one every ${gapMs} ms, each write time-stamped), read up to six ways in interleaved blocks after a warm-up, sequential and at ${concurrency} streams in flight: \`fetch\` straight to the upstream; \`fetch\` to the emulator's universal endpoint (one step; the built emulator in a child process, what \`stepwise dev\` runs); \`client.stream\` on the emulator; \`fetch\` and \`client.stream\` through the companion Worker in workerd (app token, keys injected from KV, the answer scrubbed, one Analytics Engine point) in front of the emulator; \`fetch\` to Portkey's gateway (one target, \`custom_host\` the upstream). *First token*: from sending the request to reading the first chunk. *Chunk gap*: between consecutive chunks as the app read them (${gapMs} ms apart upstream). *Chunk write → app*: from the upstream's write of a chunk to the app reading it, every chunk: buffering anywhere on the way shows here. *Added by this layer*: over the path one layer down (the emulator for the client and the Worker, the Worker for the client on it).`,
-    "",
-    table,
-    "",
-    ...(portkeyNote === undefined
-      ? []
-      : [
-          `Portkey is not in the table: its gateway (${portkeyVersion()}) did not stream this answer (${portkeyNote.replace(/http:\/\/127\.0\.0\.1:\d+/, "").slice(0, 160)}); when this was looked into, its log said \`TypeError: immutable\` (it sets a header on the upstream's \`fetch\` response, whose headers are immutable in Node). It streams nothing through \`custom_host\` here, the mock providers' streams included.`,
-          "",
-        ]),
-    "Targets (issue 29), sequential, at the median: the emulator adds ≤ 0.5 ms to the first token over direct, the Worker ≤ 1 ms over the emulator, the client ≤ 0.1 ms over a raw `fetch` of the emulator; a chunk written upstream reaches the app through the client and the emulator within 1 ms. The rows at 16 concurrent streams show the same figures under load; their targets are printed beside them but only the sequential ones count.",
-  ].join("\n");
-  const seq = measured[0]!.samples;
-  const medianOf = (path: Path) => summarize(seq[path].firstToken).median;
-  return {
-    body,
-    headline: `first token added at the median — emulator ${formatDeltaMs(medianOf("emulator") - medianOf("direct"))}, Worker ${formatDeltaMs(medianOf("worker") - medianOf("emulator"))}, client ${formatDeltaMs(medianOf("client") - medianOf("emulator"))}, Portkey ${portkeyNote === undefined ? formatDeltaMs(medianOf("portkey") - medianOf("direct")) : "does not stream"}; a chunk reaches the app through client and emulator in ${formatMs(summarize(seq.client.delivery).median)}`,
-    targets,
-    noise: firstTokenNoise(measured[0]!),
-  };
+  context.progress("the client's own CPU to the first text (fetch stubbed)");
+  const cpu = await measureStreamCpu(context.quick ? 4_000 : 20_000, context.progress);
+  return describe(measured, paths, portkeyNote, cpu);
 }
 
 export const firstToken: Benchmark = {

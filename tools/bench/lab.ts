@@ -4,10 +4,11 @@
  * this process (so benchmarks can switch their faults), the emulator and Portkey's gateway in
  * child processes of their own, in front of those mocks.
  */
+import { fileURLToPath } from "node:url";
 import { type MockProviders, startMockProviders } from "../../src/emulator/mocks/index.ts";
 import type { Cleanup } from "./cleanup.ts";
 import { benchConfig, providers } from "./fixtures.ts";
-import type { ChildServer } from "./servers/child-server.ts";
+import { type ChildServer, startChildServer } from "./servers/child-server.ts";
 import { startEmulatorProcess } from "./servers/emulator.ts";
 import { startPortkey } from "./servers/portkey.ts";
 
@@ -26,6 +27,19 @@ export async function startEmulatorChild(
 ): Promise<ChildServer> {
   const emulator = await startEmulatorProcess(benchConfig(stepTimeoutMs), mocks.urls, front);
   return cleanup.add(emulator, (started) => started.close());
+}
+
+/** The bare pass-through (`servers/pass-through.mjs`) in its own process, before `upstreamUrl`. */
+export async function startPassThroughChild(
+  cleanup: Cleanup,
+  upstreamUrl: string,
+): Promise<ChildServer> {
+  const server = await startChildServer({
+    name: "The pass-through",
+    modulePath: fileURLToPath(new URL("./servers/pass-through.mjs", import.meta.url)),
+    args: [upstreamUrl],
+  });
+  return cleanup.add(server, (started) => started.close());
 }
 
 /** Portkey's gateway in its own process. */

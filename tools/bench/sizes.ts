@@ -185,7 +185,7 @@ async function run(context: BenchContext): Promise<BenchResult> {
     "",
     table,
     "",
-    "What the Worker's bundle carries, from the metafile `wrangler deploy --dry-run --metafile` writes (bytes of each input in the minified output, before gzip). No YAML parser, config parser or zod translations: test/e2e/worker-bundle.test.ts fails if one comes back.",
+    "What the Worker's bundle carries, from the metafile `wrangler deploy --dry-run --metafile` writes (bytes of each input in the minified output, before gzip). No YAML parser, config parser or zod (the Worker checks its view and bodies by hand): test/e2e/worker-bundle.test.ts fails if one comes back.",
     "",
     workerInputsTable,
     "",
@@ -210,7 +210,7 @@ async function run(context: BenchContext): Promise<BenchResult> {
         met: installed.bytes <= installedSizeBudgetBytes,
       },
       {
-        name: "Worker bundle: no YAML parser, config parser or zod translations",
+        name: "Worker bundle: no YAML parser, config parser or zod",
         goal: "none",
         measured: unwanted.length === 0 ? "none" : `${unwanted.length} inputs, e.g. ${unwanted[0]}`,
         met: unwanted.length === 0,

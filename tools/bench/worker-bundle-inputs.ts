@@ -25,16 +25,20 @@ export const unwantedWorkerInputs: readonly { readonly pattern: RegExp; readonly
     },
     {
       pattern: /^src\/config\/(yaml-document|load|parse|findings)\.ts$/,
-      what: "the config parser (the Worker reads only its view: src/config/worker-view.ts)",
+      what: "the config parser (the Worker reads only its view: src/config/worker-view-read.ts)",
     },
     {
       pattern:
         /^src\/config\/(schema|checks|policy-checks|policy-schema|route-schema|gateway-schema)\.ts$/,
-      what: "the whole config's schema and checks (the view takes its few fields from field-schemas.ts)",
+      what: "the whole config's schema and checks (the Worker reads only its view)",
     },
     {
-      pattern: /^node_modules\/zod\/v4\/locales\/(?!en\.js$)/,
-      what: 'zod\'s translations (a file imports `{ z } from "zod"`: write `import * as z from "zod"`)',
+      pattern: /^node_modules\/zod\//,
+      what: "zod (the Worker checks its view and its bodies by hand: src/config/plain-checks.ts)",
+    },
+    {
+      pattern: /^src\/config\/(worker-view|field-schemas|price-schema|worker-settings-schema)\.ts$/,
+      what: "the view's zod schema (the Worker reads its view with src/config/worker-view-read.ts)",
     },
     {
       pattern: /^src\/(analytics|chaos|cli|client|demo|emulator|pulumi|worker-admin)\//,

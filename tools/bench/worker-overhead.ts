@@ -2,14 +2,15 @@
  * @module
  * Benchmark 4: the companion Worker's proxy overhead. The Worker runs in workerd (Miniflare, the
  * bundle `wrangler deploy --dry-run` builds, with its Durable Objects and a local KV, seeded
- * through its admin API) in front of the emulator. The same client calls go three ways, in
+ * through its admin API) in front of the emulator. The same client calls go four ways, in
  * interleaved blocks: straight to the emulator (keys in the request); through a bare forwarding
- * Worker in workerd (the loopback hop and workerd alone, keys in the request); and through the
- * Stepwise Worker (app token; the Worker checks it, counts the call in the app's `AppLimiter`,
- * injects the keys it reads from KV, scrubs the answer, writes the Analytics Engine point). The
- * proxy's own overhead is the last minus the second.
+ * Worker in workerd (the loopback hop and workerd alone, keys in the request); through the
+ * Stepwise Worker on workerd itself (app token; the Worker checks it, counts the call in the app's
+ * `AppLimiter`, injects the keys it reads from KV, scrubs the answer, writes the Analytics Engine
+ * point); and through the local framing front before it (`src/demo/framing-front.ts`, what
+ * `npm start` and the tests call; not deployed). The proxy's own overhead is the third minus the
+ * second; the front's, the fourth minus the third.
  */
-import { Miniflare } from "miniflare";
 import {
   callbackRecorder,
   createGatewayClient,
@@ -22,6 +23,7 @@ import { measureLimiters } from "./limiter-choice.ts";
 import { type Call, type LoadResult, runInterleaved } from "./load.ts";
 import { markdownTable } from "./markdown.ts";
 import { noiseParts, noiseStatement, partsOfRounds } from "./noise.ts";
+import { startForwardingWorker } from "./servers/forwarding-worker.ts";
 import {
   formatCount,
   formatDeltaMs,
@@ -42,15 +44,7 @@ const targetMs = 1;
  */
 const previous = { overBare: "+7.08 ms", overDirect: "+10.1 ms", concurrent: "+202 ms" };
 
-/** A Worker that forwards every request to the emulator unchanged: the hop without the proxy. */
-const forwardingWorker = `export default {
-  fetch(request, env) {
-    const url = new URL(request.url);
-    return fetch(env.UPSTREAM + url.pathname + url.search, request);
-  },
-};`;
-
-type Side = "direct" | "forwarding" | "worker";
+type Side = "direct" | "forwarding" | "worker" | "front";
 
 function call(client: GatewayClient): Call {
   return async () => {
@@ -75,18 +69,7 @@ async function run(context: BenchContext): Promise<BenchResult> {
     onStep: (message) => context.progress(message),
   });
   context.cleanup.add(system, (started) => started.close());
-  const forwarding = context.cleanup.add(
-    new Miniflare({
-      modules: true,
-      script: forwardingWorker,
-      compatibilityDate: "2026-04-01",
-      bindings: { UPSTREAM: system.emulator.url },
-      host: "127.0.0.1",
-      port: 0,
-    }),
-    (miniflare) => miniflare.dispose(),
-  );
-  const forwardingUrl = (await forwarding.ready).toString().replace(/\/$/, "");
+  const forwardingUrl = await startForwardingWorker(context.cleanup, system.emulator.url);
   const common = {
     accountId,
     gatewayId,
@@ -103,7 +86,16 @@ async function run(context: BenchContext): Promise<BenchResult> {
   const sides: Record<Side, Call> = {
     direct: call(withKeys(system.emulator.url)),
     forwarding: call(withKeys(forwardingUrl)),
+    // workerd itself, as on Cloudflare: the proxy's overhead is measured without the local front.
     worker: call(
+      createGatewayClient({
+        ...common,
+        baseUrl: system.worker.workerdUrl,
+        gatewayToken: system.appToken,
+      }),
+    ),
+    // What `npm start` and the tests call: the local framing front before workerd.
+    front: call(
       createGatewayClient({ ...common, baseUrl: system.worker.url, gatewayToken: system.appToken }),
     ),
   };
@@ -123,8 +115,8 @@ async function run(context: BenchContext): Promise<BenchResult> {
   });
   const parts = await runInterleaved(
     {
-      hop: workerGet(system.worker.url, "/", undefined),
-      health: workerGet(system.worker.url, "/health", system.appToken),
+      hop: workerGet(system.worker.workerdUrl, "/", undefined),
+      health: workerGet(system.worker.workerdUrl, "/health", system.appToken),
     },
     { count: context.quick ? 100 : 400, blocks: 2, warmup: 20 },
   );
@@ -137,6 +129,7 @@ async function run(context: BenchContext): Promise<BenchResult> {
     ["direct", "client → emulator"],
     ["forwarding", "client → bare forwarding Worker (workerd) → emulator"],
     ["worker", "client → Stepwise Worker (workerd) → emulator"],
+    ["front", "client → local framing front (Node) → Stepwise Worker (workerd) → emulator"],
   ];
   for (const [mode, result] of [
     ["sequential", sequential.sides],
@@ -154,7 +147,9 @@ async function run(context: BenchContext): Promise<BenchResult> {
         formatMs(summary.median),
         formatMs(summary.p99),
         side === "direct" ? "—" : formatDeltaMs(summary.median - median(result.direct)),
-        side === "worker" ? formatDeltaMs(summary.median - median(result.forwarding)) : "—",
+        side === "worker" || side === "front"
+          ? formatDeltaMs(summary.median - median(result.forwarding))
+          : "—",
         side === "direct" ? "—" : formatRatio(ratio(summary.median, median(result.direct))),
       ]);
     }
@@ -191,8 +186,10 @@ async function run(context: BenchContext): Promise<BenchResult> {
     "right",
   ]);
   const proxyOverhead = median(sequential.sides.worker) - median(sequential.sides.forwarding);
+  const frontAdds = (sides: Record<Side, LoadResult>) =>
+    formatDeltaMs(median(sides.front) - median(sides.worker));
   const body = [
-    `\`client.chat\` over a healthy two-step route, sequential and at concurrency ${concurrency}, interleaved blocks after a warm-up, three ways: straight to the emulator; through a bare Worker in workerd that forwards each request unchanged (the loopback hop and workerd itself); through the Stepwise Worker, which checks the app token, counts the call in the app's \`AppLimiter\` Durable Object (exact limits), injects the current key of each step's provider from KV, scrubs every secret from the answer and writes one Analytics Engine point. The proxy's own overhead is the Stepwise Worker minus the bare Worker. The emulator runs in this process with its mock providers, each Worker in its own workerd.`,
+    `\`client.chat\` over a healthy two-step route, sequential and at concurrency ${concurrency}, interleaved blocks after a warm-up, four ways: straight to the emulator; through a bare Worker in workerd that forwards each request unchanged (the loopback hop and workerd itself); through the Stepwise Worker, which checks the app token, counts the call in the app's \`AppLimiter\` Durable Object (exact limits), injects the current key of each step's provider from KV, scrubs every secret from the answer and writes one Analytics Engine point; and through the local framing front before that Worker. The proxy's own overhead is the Stepwise Worker minus the bare Worker, both called on workerd itself. Locally, \`npm start\`, \`stepwise demo\` and the tests call the Worker through a small Node front (\`src/demo/framing-front.ts\`: it answers malformed HTTP framing with a JSON 400, as Cloudflare's edge refuses it, and streams the rest through); the last row is that path, and the front adds ${frontAdds(sequential.sides)} at the median sequential, ${frontAdds(loaded.sides)} at concurrency ${concurrency}. It is not deployed. The emulator runs in this process with its mock providers, each Worker in its own workerd.`,
     "",
     table,
     "",

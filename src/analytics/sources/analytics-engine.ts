@@ -4,7 +4,7 @@
  * writes, as JSON (`{ meta, data: [...rows], rows }`, `FORMAT JSON`, the API's default),
  * JSON lines (`FORMAT JSONEachRow`, streamed) or CSV with a header row (streamed).
  *
- * Rows are read with `decodeCallRow` from `src/worker/analytics-schema.ts`, the one schema the
+ * Rows are read with `decodeCallRow` (`src/worker/analytics-row.ts`) of `src/worker/analytics-schema.ts`, the one schema the
  * Worker's writer also uses: which column holds what (`blob2` route, `double1` step, `double4`
  * ok, …) is written there once. Columns may also be selected under their field names
  * (`SELECT blob1 AS gateway, double3 AS latency_ms, …`, camelCase or snake_case). Each row
@@ -15,11 +15,10 @@
 import { text as readAll } from "node:stream/consumers";
 import type { CallEvent } from "../../client/event.ts";
 import { appOwnEventId } from "../../wire/event-id.ts";
+import { type CallPointRow, decodeCallRow } from "../../worker/analytics-row.ts";
 import {
   type CallPoint,
-  type CallPointRow,
   callPointColumns,
-  decodeCallRow,
   sampleIntervalColumn,
   timestampColumn,
 } from "../../worker/analytics-schema.ts";

@@ -25,6 +25,7 @@
  * `double3` weighted by `_sample_interval`.
  */
 import {
+  appMetadataKey,
   callColumnOf,
   callPointColumns,
   callPointSchemaVersion,
@@ -77,9 +78,13 @@ export function callsTable(scope: QueryScope): string {
   return callsSubquery(datasetName(scope.dataset), whereClause(scope));
 }
 
-/** The SQL expression of a dimension's value (a metadata key reads blob11–blob15). */
+/**
+ * The SQL expression of a dimension's value (a metadata key reads blob11–blob15; `metadata.app`
+ * reads blob7, where the Worker writes the app instead).
+ */
 export function dimensionExpression(dimension: Dimension): string {
   if (isMetadataDimension(dimension)) {
+    if (metadataKeyOf(dimension) === appMetadataKey) return column.app;
     const prefix = `${metadataKeyOf(dimension)}=`;
     // ClickHouse's substring counts bytes, not characters.
     const start = new TextEncoder().encode(prefix).length + 1;

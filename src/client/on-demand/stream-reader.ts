@@ -25,7 +25,7 @@ import {
   InvalidResponseError,
   TimeoutError,
 } from "../answer-errors.ts";
-import type { GatewayError } from "../call-errors.ts";
+import { type GatewayError, stepReference } from "../call-errors.ts";
 import type { RouteEntry, StreamAnswer, Streamer } from "../call-state.ts";
 import type { ChatDelta, GatewayClientOptions } from "../types.ts";
 
@@ -111,7 +111,7 @@ export function createStreamer(
       reader = current;
       const decode = createSseDecoder();
       const parse = streamParserFor(adapter);
-      const step = entry && { index: entry.index, provider: entry.provider, model: entry.model };
+      const step = entry && stepReference(entry);
       const limits = {
         "first-token": firstTokenMs(entry),
         "stream-idle":
@@ -214,11 +214,12 @@ export function createStreamer(
       if (failure === undefined && !done && finish === undefined) {
         failure = new IncompleteStreamError({ url, step, receivedCharacters: text.length });
       }
-      if (failure !== undefined) return { error: failure, midStream: text !== "" };
+      const usage = { tokensIn, tokensOut };
+      if (failure !== undefined) return { error: failure, midStream: text !== "", usage };
       if (!started) startAnswer(keep);
       const answer: StreamAnswer = {
         text: shown,
-        usage: { tokensIn, tokensOut },
+        usage,
         finish: finish ?? "unknown",
       };
       return answer;

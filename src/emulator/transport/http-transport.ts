@@ -29,6 +29,7 @@ import {
   type UpstreamRequest,
   type UpstreamTransport,
 } from "./attempt.ts";
+import { UpstreamChunks } from "./upstream-chunks.ts";
 
 /** Idle keep-alive sockets close after this long when the upstream gives no hint, in ms. */
 export const idleSocketTimeoutMs = 4_000;
@@ -154,7 +155,9 @@ class HttpAttempt {
     if (timeoutMs !== undefined)
       this.#timer = setTimeout(() => this.#timeOut(timeoutMs), timeoutMs);
     outgoing.on("error", (error) => this.#fail(error));
-    outgoing.on("response", (response) => this.#respond(response));
+    outgoing.on("response", (response) => {
+      this.#respond(response);
+    });
     if (withBody) outgoing.end(request.body);
     else outgoing.end();
   }
@@ -176,7 +179,9 @@ class HttpAttempt {
         () => outgoing.destroy(),
         () => this.#release(),
       ).then(
-        (body) => this.#settle({ kind: "response", status, headers, body }),
+        (body) => {
+          this.#settle({ kind: "response", status, headers, body });
+        },
         (error: unknown) => this.#fail(error),
       );
       return;
@@ -243,7 +248,7 @@ async function readStream(
   | { kind: "stream"; chunks: AsyncIterable<Uint8Array>; abort: () => void }
   | { kind: "buffered"; bytes: Buffer }
 > {
-  const iterator = response[Symbol.asyncIterator]() as AsyncIterator<Buffer>;
+  const iterator = new UpstreamChunks(response);
   const first = await iterator.next();
   if (first.done) {
     release();

@@ -3,7 +3,7 @@
  * Where each provider's requests go: a base URL per provider slug (a mock provider's, or one
  * given with `--upstream provider=url`), the endpoint path under it, and the headers forwarded.
  */
-import { getProvider, isKnownProvider } from "../../providers/index.ts";
+import { isKnownProvider, upstreamBaseUrlOf } from "../../providers/index.ts";
 import { GatewayRequestError } from "../errors.ts";
 import type { ResponseHeaders } from "./attempt.ts";
 
@@ -97,7 +97,7 @@ export function normaliseEndpoint(provider: string, endpoint: string): string {
     throw GatewayRequestError.invalid(`Endpoint for ${provider} must not contain whitespace.`);
   }
   if (path.startsWith("v1/") && isKnownProvider(provider)) {
-    if (getProvider(provider).upstreamBaseUrl.endsWith("/v1/")) path = path.slice(3);
+    if (upstreamBaseUrlOf(provider).endsWith("/v1/")) path = path.slice(3);
   }
   return path;
 }

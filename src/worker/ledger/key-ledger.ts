@@ -6,36 +6,34 @@
  * the object's storage, commits its change together with the outbox entries it makes stale in
  * one transaction (`ledger-commit.ts`), then writes those entries through to the edge before it
  * answers. The answer is the state it committed, with its revision: never a constant, never a
- * read of KV. Which history the cron's sweep removes is decided in `history-sweep.ts`; a value
- * it erases stays known to the proxy's scrubber while a cached answer may hold it
- * (`remembered-secrets.ts`).
+ * read of KV, read back by `ledger-state.ts`. Which history the cron's sweep removes is decided
+ * in `history-sweep.ts` and carried out in `ledger-sweep.ts`; a value it erases stays known to the
+ * proxy's scrubber while a cached answer may hold it (`remembered-secrets.ts`).
  *
  * A provider has a pool of keys, each named (`default` unless named) with its own versions,
  * pointer, rotation, rollback and revocation.
  */
 import { StepwiseError } from "../../errors/index.ts";
 import { fingerprint, randomHex } from "../crypto.ts";
-import { defaultKeyName, makeVersion, type StoredAppToken, versionPattern } from "../key-layout.ts";
-import { planKeySweep } from "./history-sweep.ts";
+import { makeVersion, type StoredAppToken, versionPattern } from "../key-layout.ts";
 import type {
   KeyLedgerApi,
   LedgerAnswer,
-  LedgerPointer,
   NewApp,
-  PoolKeyState,
   ProviderState,
   RotateRequest,
   SweepResult,
 } from "./ledger-api.ts";
 import { LedgerCommitter } from "./ledger-commit.ts";
 import { migrateLayout } from "./ledger-migration.ts";
+import { keyTruth, providerNames, providerState } from "./ledger-state.ts";
 import {
   type LedgerStorage,
   type LedgerVersion,
   ledgerKeys,
-  parsePointerKey,
   storageReader,
 } from "./ledger-storage.ts";
+import { sweepHistory } from "./ledger-sweep.ts";
 import {
   type LifecyclePlan,
   type ProviderTruth,
@@ -44,7 +42,7 @@ import {
   planRotation,
   subjectOf,
 } from "./lifecycle.ts";
-import { forgettable, rememberErased, rememberSwept } from "./remembered-secrets.ts";
+import { rememberErased } from "./remembered-secrets.ts";
 import { Outbox, type WriteThroughTarget } from "./write-through.ts";
 
 /** Options for {@link KeyLedgerCore}. Defaults are resolved at call time. */
@@ -181,11 +179,8 @@ export class KeyLedgerCore implements KeyLedgerApi {
 
   async providers(): Promise<ProviderState[]> {
     await this.#ready();
-    const pointers = await this.#options.storage.list({ prefix: ledgerKeys.pointerPrefix() });
-    const names = new Set(
-      [...pointers.keys()].map((key) => parsePointerKey(key)?.provider ?? "").filter(Boolean),
-    );
-    return Promise.all([...names].sort().map((name) => this.#state(name)));
+    const names = await providerNames(this.#options.storage);
+    return Promise.all(names.map((name) => this.#state(name)));
   }
 
   createApp(app: NewApp): Promise<LedgerAnswer<StoredAppToken>> {
@@ -232,51 +227,8 @@ export class KeyLedgerCore implements KeyLedgerApi {
   sweep(historySeconds: number): Promise<SweepResult[]> {
     return this.#serial(async () => {
       const now = this.#now();
-      const results: SweepResult[] = [];
-      for (const state of await this.providers()) {
-        for (const key of state.keys) {
-          const { removed, emptied, previous } = planKeySweep(key, now, historySeconds);
-          results.push({ provider: state.provider, name: key.name, removed });
-          if (removed.length === 0 || key.pointer === null) continue;
-          const deletes = removed.map((version) =>
-            ledgerKeys.version(state.provider, key.name, version),
-          );
-          // A value still in a swept version may be in a cached answer: it is remembered.
-          const remembered = await rememberSwept(
-            this.#options.storage,
-            state.provider,
-            key.name,
-            removed,
-            now,
-          );
-          if (emptied && key.name !== defaultKeyName) {
-            // A key taken out of the pool leaves no trace once its history has expired.
-            await this.#committer.write(remembered, [
-              ...deletes,
-              ledgerKeys.pointer(state.provider, key.name),
-            ]);
-            continue;
-          }
-          const revision = (await this.#committer.revision()) + 1;
-          await this.#committer.write(
-            {
-              ...remembered,
-              [ledgerKeys.pointer(state.provider, key.name)]: {
-                ...key.pointer,
-                previous,
-                revision,
-              },
-              [ledgerKeys.revision]: revision,
-            },
-            deletes,
-          );
-        }
-      }
-      // Values no cached answer can hold any more leave the edge records too.
-      for (const [provider, deletes] of await forgettable(this.#options.storage, now)) {
-        await this.#committer.commit({}, deletes, [{ kind: "provider-history", provider }]);
-      }
-      return results;
+      const states = await this.providers();
+      return sweepHistory(this.#options.storage, this.#committer, states, now, historySeconds);
     });
   }
 
@@ -318,45 +270,11 @@ export class KeyLedgerCore implements KeyLedgerApi {
     return this.#migrated;
   }
 
-  async #truth(provider: string, name: string): Promise<ProviderTruth> {
-    const reader = storageReader(this.#options.storage);
-    return {
-      provider,
-      name,
-      pointer: await reader.pointer(provider, name),
-      version: (version) => reader.version(provider, name, version),
-    };
+  #truth(provider: string, name: string): Promise<ProviderTruth> {
+    return keyTruth(this.#options.storage, provider, name);
   }
 
-  async #state(provider: string): Promise<ProviderState> {
-    const { storage } = this.#options;
-    const names = await storageReader(storage).poolNames(provider);
-    const keys = await Promise.all(names.map((name) => this.#keyState(provider, name)));
-    return {
-      provider,
-      keys: keys.sort((a, b) =>
-        a.name === defaultKeyName
-          ? -1
-          : b.name === defaultKeyName
-            ? 1
-            : a.name.localeCompare(b.name),
-      ),
-      pending: await this.#outbox.pendingFor(provider),
-    };
-  }
-
-  async #keyState(provider: string, name: string): Promise<PoolKeyState> {
-    const { storage } = this.#options;
-    const [pointer, versions] = await Promise.all([
-      storage.get<LedgerPointer>(ledgerKeys.pointer(provider, name)),
-      storage.list<LedgerVersion>({ prefix: ledgerKeys.versionPrefix(provider, name) }),
-    ]);
-    return {
-      name,
-      pointer: pointer ?? null,
-      versions: [...versions.values()]
-        .map((stored) => stored.metadata)
-        .sort((a, b) => (a.version < b.version ? -1 : a.version > b.version ? 1 : 0)),
-    };
+  #state(provider: string): Promise<ProviderState> {
+    return providerState(this.#options.storage, this.#outbox, provider);
   }
 }

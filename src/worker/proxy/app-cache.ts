@@ -11,11 +11,13 @@
  *
  * Where the gateway caches: the call's `cf-aig-cache-ttl` (or `cf-cache-ttl`, or a universal
  * step's) when it sets one, else the gateway's `cache.ttl` from the config, else 5 minutes when the
- * app sent a key; never under `cf-aig-skip-cache: true`. A body the Worker cannot read whole
- * (a provider-native stream of unknown length) cannot be keyed: such a call goes with
- * `cf-aig-skip-cache: true`, uncached rather than shared. A gateway with
- * `cache.shareBetweenApps: true` keeps one cache for every app on purpose: the app's own key, or
- * none, goes as sent.
+ * app sent a key; never under `cf-aig-skip-cache: true`. Everywhere else the call goes with
+ * `cf-aig-skip-cache: true`: the Worker's view knows only the config's TTLs, and a cache turned on
+ * in the dashboard would otherwise answer every app from one unscoped cache. A body the Worker
+ * cannot read whole (a provider-native stream of unknown length) cannot be keyed: such a call
+ * skips the cache too, uncached rather than shared. A gateway with `cache.shareBetweenApps: true`
+ * keeps one cache for every app on purpose: the app's own key, or none, and its directives go as
+ * sent.
  */
 import type { WorkerViewGateway } from "../../config/worker-view.ts";
 import { sha256Hex } from "../crypto.ts";
@@ -25,7 +27,7 @@ export const keyOnlyTtlSeconds = 300;
 
 /** How the call meets the gateway's cache. */
 export type CachePlan =
-  /** Not cached: nothing to scope. */
+  /** Not cached by the config: sent with `cf-aig-skip-cache: true`, nothing to scope. */
   | "uncached"
   /** The gateway shares its cache between apps (`cache.shareBetweenApps`). */
   | "shared"
@@ -88,8 +90,9 @@ export async function scopedCacheKey(input: ScopedKeyInput): Promise<string> {
 }
 
 /**
- * Sets the call's cache headers for `plan`: the scoped key (a body of `undefined` is one the
- * Worker could not read: the call then skips the cache), the app's own key when shared.
+ * Sets the call's cache headers for `plan`: `cf-aig-skip-cache: true` when uncached, the scoped
+ * key when cached (a body of `undefined` is one the Worker could not read: the call then skips the
+ * cache), the app's own key when shared.
  */
 export async function applyCachePlan(
   headers: Headers,
@@ -101,12 +104,42 @@ export async function applyCachePlan(
     if (input.appKey !== undefined) headers.set("cf-aig-cache-key", input.appKey);
     return;
   }
-  if (plan === "uncached") return;
-  if (input.body === undefined && input.appKey === undefined) {
-    headers.set("cf-aig-skip-cache", "true");
+  if (plan === "uncached" || (input.body === undefined && input.appKey === undefined)) {
+    skipCache(headers);
     return;
   }
   headers.set("cf-aig-cache-key", await scopedCacheKey({ ...input, body: input.body ?? null }));
+}
+
+/**
+ * `cf-aig-skip-cache: true` in place of any skip directive the app sent: "Skip cache refers to
+ * bypassing the cache and fetching the request directly from the original provider, without
+ * utilizing any cached copy" (caching.mdx).
+ */
+function skipCache(headers: Headers): void {
+  headers.delete("cf-skip-cache");
+  headers.set("cf-aig-skip-cache", "true");
+}
+
+/**
+ * A universal step's headers for an uncached call: a skip directive of the step's own (which wins
+ * over the request's at the gateway) becomes `cf-aig-skip-cache: true`, so no step reads a cache
+ * the Worker could not scope.
+ */
+export function uncachedStepHeaders(
+  plan: CachePlan,
+  step: Readonly<Record<string, string>>,
+): Record<string, string> {
+  if (plan !== "uncached") return { ...step };
+  const headers: Record<string, string> = {};
+  let skipped = false;
+  for (const [name, value] of Object.entries(step)) {
+    const lower = name.toLowerCase();
+    if (lower === "cf-aig-skip-cache" || lower === "cf-skip-cache") skipped = true;
+    else headers[name] = value;
+  }
+  if (skipped) headers["cf-aig-skip-cache"] = "true";
+  return headers;
 }
 
 function flag(value: string | undefined): boolean {

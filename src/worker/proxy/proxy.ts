@@ -18,26 +18,25 @@
  * can (compat, provider-native) or with only the step headers replaced (universal).
  *
  * Pools: a universal step is sent once per usable key of its provider (at most
- * {@link maxKeysPerStep}), so a 429 or 401/403 for one key moves the gateway to the next key
+ * `maxKeysPerStep`, `sent-steps.ts`), so a 429 or 401/403 for one key moves the gateway to the next key
  * before the next provider; `cf-aig-step` is mapped back to the app's step. A compat or
  * provider-native call is re-sent with the next key by the Worker itself, all its attempts within
  * the app's `cf-aig-request-timeout` (`call-deadline.ts`). Keys at a cap are not sent at all;
  * when every key of every step is, the answer is a 429 `provider_at_cap`.
  */
 import { isKnownProvider } from "../../providers/index.ts";
-import { type AttemptPlace, forwardPlace, withAttemptPlace } from "../../wire/attempt-place.ts";
 import { parseBody } from "../admin-schemas.ts";
 import type { UsableKey } from "../edge-reader.ts";
 import type { HandlerContext } from "../handler-context.ts";
 import { readJsonBody } from "../http/body.ts";
 import type { AskedStep } from "./analytics-point.ts";
 import { checkProviders, checkRoute } from "./app-allow.ts";
-import { cachePlan } from "./app-cache.ts";
+import { cachePlan, uncachedStepHeaders } from "./app-cache.ts";
 import { scopeStepHeaders } from "./app-scope.ts";
 import { afterLimit, type ProxyCaller, prepare, scopeCache, secretsOf } from "./call-setup.ts";
 import { forward } from "./forward.ts";
 import { addProviderAuth, stepHeaders } from "./headers.ts";
-import { keyObserver, type SentKey, universalObserver } from "./pool-observer.ts";
+import { keyObserver, universalObserver } from "./pool-observer.ts";
 import {
   compatBodySchema,
   modelOf,
@@ -48,15 +47,11 @@ import {
   universalBodySchema,
   unknownProvider,
 } from "./request-keys.ts";
+import { forwardPlaceHeader, maxKeysPerStep, sentSteps } from "./sent-steps.ts";
 import { refuseDuplicateMembers, rewriteSteps, type StepCopy } from "./universal-body.ts";
 
 /** Largest universal or compat body the proxy reads (provider-native bodies stream through). */
 export const maxProxyJsonBytes = 10 * 1024 * 1024;
-
-/** Most keys of one pool a universal step is sent with. */
-export const maxKeysPerStep = 4;
-/** Most steps sent upstream in one universal request. */
-const maxSentSteps = 20;
 
 /** `POST /v1/{account}/{gateway}`. */
 export async function proxyUniversal(
@@ -92,7 +87,7 @@ export async function proxyUniversal(
   const copies: StepCopy[] = sent.map(({ step, key }) => ({
     step,
     headers: stepHeaders(
-      scopeStepHeaders(steps[step]!.headers, caller.app),
+      uncachedStepHeaders(plan, scopeStepHeaders(steps[step]!.headers, caller.app)),
       steps[step]!.provider,
       key?.key,
     ),
@@ -124,44 +119,6 @@ export async function proxyUniversal(
     },
     context,
   );
-}
-
-/**
- * Rewrites the request's place in the client's route (`cf-aig-metadata` `stepwise`) for the
- * steps sent upstream: the gateway logs each request's steps from 0, so once the Worker sends a
- * step once per key, or leaves one out, the place says which route step each position is.
- */
-function forwardPlaceHeader(
-  headers: Headers,
-  received: AttemptPlace | null,
-  sent: readonly SentKey[],
-  receivedSteps: number,
-): void {
-  const place = forwardPlace(
-    received,
-    sent.map((copy) => copy.step),
-    receivedSteps,
-  );
-  if (place === null && received === null) return;
-  const metadata = withAttemptPlace(headers.get("cf-aig-metadata"), place);
-  if (metadata !== null) headers.set("cf-aig-metadata", metadata);
-}
-
-/** The steps sent upstream: each step once per key of its pool, skipping keys at their caps. */
-function sentSteps(pools: readonly ResolvedPool[]): SentKey[] {
-  const perStep = pools.map((pool, step) =>
-    pool.source === "current"
-      ? pool.keys.slice(0, maxKeysPerStep).map((key) => ({ step, provider: pool.provider, key }))
-      : [{ step, provider: pool.provider, key: undefined }],
-  );
-  // Past the gateway's step limit, the steps with the most keys give up their last ones.
-  let total = perStep.reduce((sum, copies) => sum + copies.length, 0);
-  while (total > maxSentSteps) {
-    const widest = perStep.reduce((best, copies) => (copies.length > best.length ? copies : best));
-    widest.pop();
-    total--;
-  }
-  return perStep.flat();
 }
 
 /** `POST /v1/{account}/{gateway}/compat/chat/completions`. */

@@ -1,13 +1,14 @@
 /**
  * @module
- * The proxy's request shapes (the universal and compat bodies, as zod schemas) and how it finds
+ * The proxy's request shapes (the universal and compat bodies, checked by hand:
+ * `src/config/plain-checks.ts`) and how it finds
  * the keys for each provider a call names: one edge read per distinct provider (its whole pool),
  * in parallel, ordered for this call by the isolate's `KeyPoolTracker`. A provider the gateway
  * keeps in BYOK and the Worker holds no key for gets none (the gateway adds its stored key); a
  * provider whose keys the Worker holds gets them, BYOK or not, so proxied and `dynamic/<route>`
  * calls follow the same rotations.
  */
-import * as z from "zod";
+import { array, object, optional, record, required, string } from "../../config/plain-checks.ts";
 import type { WorkerViewGateway } from "../../config/worker-view.ts";
 import { isKnownProvider } from "../../providers/index.ts";
 import type { UsableKey } from "../edge-reader.ts";
@@ -33,28 +34,46 @@ export interface ResolvedKey {
   readonly source: KeySource;
 }
 
-const providerSchema = z.string({ error: "provider must be a string" }).refine(isKnownProvider, {
-  error: "unknown provider; use an AI Gateway provider slug such as openai or custom-<slug>",
-});
-export const universalBodySchema = z
-  .array(
-    z.looseObject({
-      provider: providerSchema,
-      endpoint: z.string({ error: "endpoint must be a string" }).min(1),
-      headers: z.record(z.string(), z.string()).optional(),
-      query: z.unknown().optional(),
-    }),
-    { error: "the universal body must be a JSON array of steps" },
-  )
-  .min(1, { error: "the universal body needs at least one step" })
-  .max(20, { error: "at most 20 steps per universal request" });
-export const compatBodySchema = z.looseObject({
-  model: z
-    .string({ error: 'model is required, as "{provider}/{model}" or "dynamic/{route}"' })
-    .regex(/^[a-z0-9-]+\/.+$/, {
-      error: 'model must be "{provider}/{model}" or "dynamic/{route}"',
-    }),
-});
+const providerCheck = string("provider must be a string", [
+  isKnownProvider,
+  "unknown provider; use an AI Gateway provider slug such as openai or custom-<slug>",
+]);
+const stepCheck = object(
+  {
+    provider: required(providerCheck),
+    endpoint: required(
+      string("endpoint must be a string", [(text) => text.length >= 1, "endpoint is empty"]),
+    ),
+    headers: optional(
+      record(
+        string("a header name must be a string"),
+        string("a header value must be a string"),
+        "headers must be an object of strings",
+      ),
+    ),
+    query: optional<unknown>((value) => value),
+  },
+  "a step must be an object: { provider, endpoint, headers?, query? }",
+  "keep",
+);
+export const universalBodySchema = array(
+  stepCheck,
+  "the universal body must be a JSON array of steps",
+  [(steps) => steps.length >= 1, "the universal body needs at least one step"],
+  [(steps) => steps.length <= 20, "at most 20 steps per universal request"],
+);
+export const compatBodySchema = object(
+  {
+    model: required(
+      string('model is required, as "{provider}/{model}" or "dynamic/{route}"', [
+        (model) => /^[a-z0-9-]+\/.+$/.test(model),
+        'model must be "{provider}/{model}" or "dynamic/{route}"',
+      ]),
+    ),
+  },
+  "the body must be a JSON object: { model, messages, … }",
+  "keep",
+);
 
 /** The pool of each provider: one KV read per distinct provider, all in parallel. */
 export async function resolvePools(

@@ -2,10 +2,17 @@
  * The Worker's own `cf-aig-cache-key` (src/worker/proxy/app-cache.ts, issue #23): sent wherever
  * the gateway caches the call, made from the app and its key or its call, and nowhere else, since
  * caching.mdx says of a custom key: "If caching is not enabled for the gateway, responses will be
- * cached for 5 minutes by default."
+ * cached for 5 minutes by default." Everywhere else the call skips the cache ("You can use the
+ * header cf-aig-skip-cache to bypass the cached version of the request"): the Worker knows only
+ * the config's TTLs, and a cache turned on in the dashboard would be one cache for every app.
  */
 import { describe, expect, it } from "vitest";
-import { applyCachePlan, cachePlan, scopedCacheKey } from "../../../src/worker/proxy/app-cache.ts";
+import {
+  applyCachePlan,
+  cachePlan,
+  scopedCacheKey,
+  uncachedStepHeaders,
+} from "../../../src/worker/proxy/app-cache.ts";
 
 const caching = { id: "chat", cache: { ttl: 300 } };
 const plain = { id: "chat" };
@@ -90,8 +97,38 @@ describe("applyCachePlan", () => {
     await applyCachePlan(sharing, "shared", { ...call, appKey: "K", body: "{}" });
     expect(sharing.get("cf-aig-cache-key")).toBe("K");
 
-    const off = new Headers({ "cf-aig-cache-key": "K" });
+    // Uncached by the config: no key (it would turn caching on), and no cache the Worker cannot
+    // scope (one enabled in the dashboard) answers the app either.
+    const off = new Headers({ "cf-aig-cache-key": "K", "cf-skip-cache": "false" });
     await applyCachePlan(off, "uncached", { ...call, appKey: undefined, body: "{}" });
-    expect([...off.keys()]).toEqual([]);
+    expect([...off.entries()]).toEqual([["cf-aig-skip-cache", "true"]]);
+    const offFalse = new Headers({ "cf-aig-skip-cache": "false" });
+    await applyCachePlan(offFalse, "uncached", { ...call, appKey: undefined, body: "{}" });
+    expect(offFalse.get("cf-aig-skip-cache")).toBe("true");
+
+    // Shared on purpose: the app's directives go as sent.
+    const sharedOff = new Headers({ "cf-aig-skip-cache": "false" });
+    await applyCachePlan(sharedOff, "shared", { ...call, appKey: undefined, body: "{}" });
+    expect([...sharedOff.entries()]).toEqual([["cf-aig-skip-cache", "false"]]);
+  });
+});
+
+describe("uncachedStepHeaders", () => {
+  it("turns a step's own skip directive (which wins over the request's) into a skip", () => {
+    expect(
+      uncachedStepHeaders("uncached", {
+        "CF-AIG-Skip-Cache": "false",
+        "cf-skip-cache": "no",
+        a: "1",
+      }),
+    ).toEqual({ a: "1", "cf-aig-skip-cache": "true" });
+    // A step with none keeps the request's skip.
+    expect(uncachedStepHeaders("uncached", { a: "1" })).toEqual({ a: "1" });
+    expect(uncachedStepHeaders("scoped", { "cf-aig-skip-cache": "false" })).toEqual({
+      "cf-aig-skip-cache": "false",
+    });
+    expect(uncachedStepHeaders("shared", { "cf-aig-skip-cache": "false" })).toEqual({
+      "cf-aig-skip-cache": "false",
+    });
   });
 });
