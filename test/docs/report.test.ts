@@ -52,6 +52,32 @@ describe("stepwise report, as the docs show it", () => {
     expect(result.stdout).toContain("Routes (step share of each route's calls)");
   });
 
+  it("gives the same figures with --engine duckdb as with --engine js (docs/analytics.md's engines)", async () => {
+    const duckdb = await run(
+      documented("npx stepwise report events.jsonl --engine duckdb --json > duckdb.json"),
+    );
+    expect(duckdb.code, duckdb.output).toBe(0);
+    // A clean file: DuckDB read it (no note that the JS engine took over).
+    expect(duckdb.stderr).not.toContain("read by the JS engine");
+    const js = await run(
+      documented("npx stepwise report events.jsonl --engine js --json > js.json"),
+    );
+    expect(js.code, js.output).toBe(0);
+    const read = (name: string) =>
+      JSON.parse(readFileSync(path.join(sandbox.directory, name), "utf8")) as {
+        counted: number;
+        totals: Record<string, unknown>;
+        routes: { key: unknown; figures: Record<string, unknown> }[];
+      };
+    const exact = ({ counted, totals, routes }: ReturnType<typeof read>) => ({
+      counted,
+      totals: { ...totals, p50LatencyMs: 0, p95LatencyMs: 0, p99LatencyMs: 0, latencyExact: 0 },
+      routes: routes.map(({ key, figures }) => ({ key, cost: figures.cost, calls: figures.calls })),
+    });
+    expect(read("duckdb.json").counted).toBe(3_000);
+    expect(exact(read("duckdb.json"))).toEqual(exact(read("js.json")));
+  });
+
   it("keeps to one route with --route", async () => {
     const result = await run(documented("npx stepwise report events.jsonl --route default"));
     expect(result.code).toBe(0);

@@ -22,8 +22,10 @@
  * of range, a time not in the client's `…T12:00:00.000Z` form, a name or step the schema
  * refuses), this engine hands the whole file to the JS reader, whose report counts and lists
  * them (`onFallback` says so). Fields no figure reads (`id`, `logId`, `attempts`, `streamed`,
- * `rejectedSteps`, `discardedChars`) are not checked, and DuckDB reads a number where a name is
- * expected as its text: such a line is counted, where the JS reader rejects it.
+ * `rejectedSteps`, `discardedChars`; `mode` and `endpoint` but with `--by endpoint`) are not
+ * checked, and DuckDB reads a number where a name is
+ * expected as its text, a time with unpadded fields (`2026-5-1T…`) and a line longer than the JS
+ * reader's 1 MiB: such a line is counted, where the JS reader rejects it.
  *
  * Time buckets: each row is one signature in one bucket of the size the report will settle on
  * (an explicit `--bucket`, the window's when it is closed, else the span of the file's first and
@@ -48,7 +50,7 @@ export interface DuckdbEngineOptions {
 }
 
 /** DuckDB's memory limit: its hash table of groups is small; this keeps it flat whatever. */
-const memoryLimit = "1GB";
+const memoryLimit = "256MB";
 
 /**
  * `source` (the JS reader of `path`) with DuckDB aggregating the file: the same report, the
@@ -95,6 +97,8 @@ async function aggregateWithDuckdb(
   const { DuckDBInstance } = await import("@duckdb/node-api");
   const instance = await DuckDBInstance.create(":memory:", {
     memory_limit: memoryLimit,
+    // The rows are grouped: their order does not matter, and keeping it costs memory.
+    preserve_insertion_order: "false",
     ...(engine.threads === undefined ? {} : { threads: String(engine.threads) }),
   });
   const connection = await instance.connect();

@@ -6,7 +6,8 @@
  * tokens are known) and its time bucket. Each row hands over the calls of one such signature in
  * one bucket with the additive measures: calls, tokens, the cost as two exact integer sums, the
  * first and last time, and the latency as the counts per bucket of the report's own sketch
- * (`latency-sketch.ts`: index `ceil(ln x / ln γ)`, values below 0.001 ms as zeros). JavaScript
+ * (`latency-sketch.ts`: index `ceil(ln x / ln γ)`, values below 0.001 ms as zeros, under
+ * {@link zeroBucket}). JavaScript
  * then counts each signature once, with the same code as one event (`rows-state.ts`).
  *
  * Cost, exactly: a cost `c` (at most $1,000,000) is `a · 2⁻⁴⁰ + b · 2⁻⁹⁶` with whole `a < 2⁶⁰`
@@ -16,13 +17,23 @@
  * line one the engine does not take (`valid` is false).
  *
  * Each line falls in a class: 0 counted, 1 left out by `--gateway`/`--route`, 2 outside the
- * window, 3 not one DuckDB can vouch for (a missing or out-of-range value, a time other than the
- * client's `2026-05-01T12:00:00.000Z` form): the engine then hands the file to the JS reader.
+ * window, 3 not one DuckDB can vouch for (a missing or out-of-range value); a time not in the
+ * client's `2026-05-01T12:00:00.000Z` form (DuckDB's `timestampformat`, read as the line is
+ * parsed) fails the query: either way the engine hands the file to the JS reader.
  */
 import { type Dimension, isMetadataDimension, metadataKeyOf } from "../dimensions.ts";
 import { eventLimits } from "../event-limits.ts";
 import { relativeAccuracy } from "../latency-sketch.ts";
 import type { TimeWindow } from "../window.ts";
+
+/**
+ * DuckDB's buffer for one line: the JS reader's limit (`read-lines.ts`), which keeps its memory
+ * small. DuckDB does not refuse a longer line as the JS reader does (see `duckdb-events.ts`).
+ */
+const maxLineBytes = 1024 * 1024;
+
+/** The histogram key of the latencies the sketch counts as 0 (below 0.001 ms; no real index). */
+export const zeroBucket = -2_000_000;
 
 /** What one query counts. */
 export interface EventsQuery {
@@ -60,7 +71,7 @@ export const signatureColumns = [
 ] as const;
 
 const columnTypes: Record<string, string> = {
-  time: "VARCHAR",
+  time: "TIMESTAMP",
   gateway: "VARCHAR",
   route: "VARCHAR",
   mode: "VARCHAR",
@@ -96,7 +107,15 @@ export function metadataKeys(dimensions: readonly Dimension[]): string[] {
 /** The SQL of one query (see the module doc). */
 export function eventsSql(query: EventsQuery): string {
   const keys = metadataKeys(query.dimensions);
-  const types = { ...columnTypes, ...(keys.length > 0 ? { metadata: "JSON" } : {}) };
+  // Only the endpoint dimension reads a call's mode and endpoint (`endpointOf`).
+  const byEndpoint = query.dimensions.includes("endpoint");
+  const read = Object.fromEntries(
+    Object.entries(columnTypes).filter(([name]) => name !== "mode" && name !== "endpoint"),
+  );
+  const types = {
+    ...(byEndpoint ? columnTypes : read),
+    ...(keys.length > 0 ? { metadata: "JSON" } : {}),
+  };
   const columns = Object.entries(types)
     .map(([name, type]) => `${name}: '${type}'`)
     .join(", ");
@@ -115,8 +134,8 @@ export function eventsSql(query: EventsQuery): string {
   const count = (name: string, max: number) =>
     `(${name} IS NULL OR (${name} >= 0 AND ${name} <= ${max} AND ${name} = floor(${name})))`;
   const valid = [
-    `t IS NOT NULL AND time LIKE '____-__-__T__:__:__.___Z' AND t >= ${eventLimits.minTime} AND t < ${eventLimits.maxTime}`,
-    "gateway IS NOT NULL AND route IS NOT NULL AND mode IS NOT NULL AND status IS NOT NULL AND ok IS NOT NULL",
+    `t IS NOT NULL AND t >= ${eventLimits.minTime} AND t < ${eventLimits.maxTime}`,
+    `gateway IS NOT NULL AND route IS NOT NULL AND ${byEndpoint ? "mode IS NOT NULL AND " : ""}status IS NOT NULL AND ok IS NOT NULL`,
     `latencyMs IS NOT NULL AND latencyMs >= 0 AND latencyMs <= ${eventLimits.maxLatencyMs}`,
     count("tokensIn", eventLimits.maxTokens),
     count("tokensOut", eventLimits.maxTokens),
@@ -128,15 +147,22 @@ export function eventsSql(query: EventsQuery): string {
       `json_extract(metadata, ${sqlText(`$.${JSON.stringify(key)}`)}) AS meta_${index + 1}`,
   );
   const signature = [
-    ...signatureColumns.filter((name) => !name.endsWith("_known")),
+    ...signatureColumns
+      .filter((name) => !name.endsWith("_known"))
+      .map((name) =>
+        byEndpoint || (name !== "mode" && name !== "endpoint")
+          ? name
+          : `${name === "mode" ? "'universal'" : "NULL::VARCHAR"} AS ${name}`,
+      ),
     "tokensIn IS NOT NULL AS tokens_in_known",
     "tokensOut IS NOT NULL AS tokens_out_known",
     ...metadata,
   ];
   return `WITH parsed AS (
-  SELECT *, epoch_ms(try_strptime(time, '%Y-%m-%dT%H:%M:%S.%gZ')) AS t,
+  SELECT *, epoch_ms(time) AS t,
     cost * ${scaleA}.0 AS cost_x, (cost * ${scaleA}.0 - floor(cost * ${scaleA}.0)) * ${scaleB}.0 AS cost_b
-  FROM read_ndjson(${sqlText(query.path)}, columns = {${columns}}, format = 'newline_delimited')
+  FROM read_ndjson(${sqlText(query.path)}, columns = {${columns}}, format = 'newline_delimited', timestampformat = '%Y-%m-%dT%H:%M:%S.%gZ',
+    maximum_object_size = ${maxLineBytes})
 ), classed AS (
   SELECT *, CASE WHEN NOT coalesce(${valid}, false) THEN 3
     ${inFilters.length > 0 ? `WHEN NOT (${inFilters.join(" AND ")}) THEN 1` : ""}
@@ -153,8 +179,7 @@ SELECT ${signature.join(", ")}, class,
   sum(TRY_CAST(cost_b AS BIGINT)) AS cost_b,
   min(t) AS first_time,
   max(t) AS last_time,
-  count(*) FILTER (WHERE latencyMs < 0.001::DOUBLE) AS zeros,
-  histogram(CASE WHEN latencyMs >= 0.001::DOUBLE THEN ceil(ln(latencyMs) / ln(${gamma}::DOUBLE))::INTEGER END) AS latency
+  histogram(CASE WHEN latencyMs >= 0.001::DOUBLE THEN ceil(ln(latencyMs) / ln(${gamma}::DOUBLE))::INTEGER ELSE ${zeroBucket} END) AS latency
 FROM classed
 GROUP BY ALL`;
 }

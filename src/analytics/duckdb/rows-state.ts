@@ -13,14 +13,13 @@
 import type { AggregateOptions, AggregatorState } from "../aggregate.ts";
 import { type AnalyticsEvent, allDimensions, orderDimensions } from "../dimensions.ts";
 import { parseEventValue } from "../event-schema.ts";
-import { ExactSum } from "../exact-sum.ts";
-import { servedLabel } from "../explain-route-tally.ts";
-import { ExplainTally, type ExplainTallyState } from "../explain-tally.ts";
-import { GroupStats, type GroupStatsState } from "../figures.ts";
+import { ExplainTally } from "../explain-tally.ts";
+import { GroupStats } from "../figures.ts";
 import { GroupIndex, groupStates } from "../group-index.ts";
 import type { LatencySketchState } from "../latency-sketch.ts";
-import { routeId, SteeringTally } from "../steering-tally.ts";
-import { metadataKeys, signatureColumns } from "./events-sql.ts";
+import { SteeringTally } from "../steering-tally.ts";
+import { metadataKeys, signatureColumns, zeroBucket } from "./events-sql.ts";
+import { bucketState, type Sums, scaled, servedState, statsOf } from "./scaled-counts.ts";
 
 /** One result row, as `getRowObjectsJS` gives it. */
 export type EventsRow = Readonly<Record<string, unknown>>;
@@ -150,13 +149,6 @@ export function rowsToState(
   };
 }
 
-interface Sums {
-  readonly tokensIn: number;
-  readonly tokensOut: number;
-  readonly costA: bigint;
-  readonly costB: bigint;
-}
-
 function sumsOf(row: EventsRow): Sums {
   const big = (value: unknown) =>
     value === null || value === undefined ? 0n : BigInt(value as bigint);
@@ -168,155 +160,16 @@ function sumsOf(row: EventsRow): Sums {
   };
 }
 
-/** The exact partials of `a · 2⁻⁴⁰ + b · 2⁻⁹⁶` (see `events-sql.ts`). */
-export function costPartials(costA: bigint, costB: bigint): number[] {
-  const sum = new ExactSum();
-  for (const [whole, exponent] of [
-    [costA, -40],
-    [costB, -96],
-  ] as const) {
-    let rest = whole;
-    let shift = exponent;
-    while (rest > 0n) {
-      sum.add(Number(rest & 0xfffffffffffffn) * 2 ** shift);
-      rest >>= 52n;
-      shift += 52;
-    }
-  }
-  return [...sum.partials];
-}
-
 /** The latency sketch of a row: its counts per sketch bucket (always bucketed). */
 function latencyOf(row: EventsRow, calls: number): LatencySketchState {
   const entries = (row.latency ?? []) as readonly { key: number; value: bigint | number }[];
-  return {
-    samples: null,
-    buckets: entries
-      .map(({ key, value }) => [Number(key), Number(value)] as const)
-      .sort((a, b) => a[0] - b[0]),
-    zeros: Number(row.zeros ?? 0),
-    count: calls,
-  };
-}
-
-/** A group's figures for `calls` calls of `event`, with the row's sums and latency. */
-function statsOf(
-  event: AnalyticsEvent,
-  calls: number,
-  sums: Sums,
-  latency: LatencySketchState,
-): GroupStats {
-  const one = new GroupStats();
-  one.add({ ...event, tokensIn: null, tokensOut: null, cost: null });
-  const state = one.state();
-  const [callsOne, ok, answered, fallbacks, , , hits, lookups, budget, noStep] = state.counts;
-  const scaledState: GroupStatsState = {
-    counts: [
-      callsOne * calls,
-      ok * calls,
-      answered * calls,
-      fallbacks * calls,
-      sums.tokensIn,
-      sums.tokensOut,
-      hits * calls,
-      lookups * calls,
-      budget * calls,
-      noStep * calls,
-    ],
-    cost: costPartials(sums.costA, sums.costB),
-    stepCounts: state.stepCounts.map((count) => (count === undefined ? undefined : count * calls)),
-    latency,
-  };
-  return GroupStats.of(scaledState);
-}
-
-/** The explanation's bucket counts of a row: calls per serving provider/model, and their cost. */
-function bucketState(
-  event: AnalyticsEvent,
-  start: number,
-  calls: number,
-  sums: Sums,
-  bucketMs: number,
-): ExplainTallyState {
-  const label = event.step === null ? "" : servedLabel(event.provider, event.model);
-  return {
-    bucketMs,
-    routes: new Map([
-      [
-        routeId(event.gateway, event.route),
-        {
-          gateway: event.gateway,
-          route: event.route,
-          steps: new Map(),
-          buckets: new Map([
-            [
-              start,
-              {
-                tally: { calls, cost: 0, served: new Map([[label, calls]]) },
-                cost: costPartials(sums.costA, sums.costB),
-              },
-            ],
-          ]),
-        },
-      ],
-    ]),
-  };
-}
-
-/** The served step's tokens and cost of a signature (its calls are counted by the event). */
-function servedState(signature: Signature): ExplainTallyState {
-  const { event } = signature;
-  const step = {
-    step: event.step,
-    provider: event.provider,
-    model: event.model,
-    served: 0,
-    tokensIn: signature.tokensIn,
-    tokensOut: signature.tokensOut,
-    cost: 0,
-    unknownTokens: 0,
-    failed: 0,
-    reasons: new Map(),
-  };
-  return {
-    bucketMs: 0,
-    routes: new Map([
-      [
-        routeId(event.gateway, event.route),
-        {
-          gateway: event.gateway,
-          route: event.route,
-          steps: new Map([
-            ["served", { tally: step, cost: costPartials(signature.costA, signature.costB) }],
-          ]),
-          buckets: new Map(),
-        },
-      ],
-    ]),
-  };
-}
-
-/** `one`'s state counted `times` times, by doubling (`merge` is exact, costs included). */
-function scaled<State, Tally extends { merge(state: State): void; state(): State }>(
-  make: () => Tally,
-  one: Tally,
-  times: number,
-): State {
-  const total = make();
-  let power = one;
-  let left = times;
-  while (left > 0) {
-    if (left % 2 === 1) total.merge(power.state());
-    left = Math.floor(left / 2);
-    if (left > 0) {
-      const twice = make();
-      const state = power.state();
-      twice.merge(state);
-      twice.merge(state);
-      power = twice;
-    }
+  let zeros = 0;
+  const buckets: (readonly [number, number])[] = [];
+  for (const { key, value } of entries) {
+    if (Number(key) === zeroBucket) zeros += Number(value);
+    else buckets.push([Number(key), Number(value)]);
   }
-  return total.state();
+  return { samples: null, buckets: buckets.sort((a, b) => a[0] - b[0]), zeros, count: calls };
 }
 
 /** The event of a signature, as the schema reads it; throws {@link RowsRefused} if it refuses. */

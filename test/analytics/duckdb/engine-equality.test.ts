@@ -92,6 +92,8 @@ function decorate(event: CallEvent, roll: () => number): CallEvent {
   }
   if (dice < 0.05)
     copy.policy = { chain: "cheap", rule: 0, budget: dice < 0.02 ? "over" : "within" };
+  // A latency the sketch counts as 0.
+  if (roll() < 0.02) copy.latencyMs = 0;
   const plan = roll();
   if (plan < 0.7)
     copy.metadata = { plan: plan < 0.4 ? "free" : "pro", ...(plan < 0.1 ? { tier: 2 } : {}) };
@@ -213,6 +215,17 @@ describe("the DuckDB engine", () => {
     expect(withJsLatencies(duckdb, js)).toEqual(js);
     expect(duckdb.totals.cost).toBe(js.totals.cost);
     expect(duckdb.source.records).toBe(6_000);
+  });
+
+  it("hands a file with a time in another ISO form to the JS reader, which reads it", async () => {
+    const other = path.join(directory, "other-time.jsonl");
+    const lines = [...generateEventLines({ count: 40, seed: 4, start })];
+    lines[7] = JSON.stringify({ ...JSON.parse(lines[7] ?? "{}"), time: "2026-05-01T00:00:05Z" });
+    await writeEventLines(other, lines);
+    const { js, duckdb, notes } = await both(other, {});
+    expect(notes).toHaveLength(1);
+    expect(duckdb).toEqual(js);
+    expect(duckdb).toMatchObject({ counted: 40, source: { malformed: 0 } });
   });
 
   it("hands a file with malformed lines to the JS reader, which counts and lists them", async () => {
